@@ -1,0 +1,60 @@
+package dev.tally.report.api;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One aggregate object as Tally wants it written (or as it was observed in a cluster): a
+ * PolicyReport, ClusterPolicyReport, Report or ClusterReport.
+ *
+ * @param ref kind, namespace and name
+ * @param labels the object's labels; on what Tally writes, {@code app.kubernetes.io/managed-by:
+ *     tally} and {@code tally.dev/group}
+ * @param scope the single subject this report is about (per-subject grouping), if any
+ * @param owner the object that owns this report (its ownerReference), if any
+ * @param configuration the openreports {@code configuration}, if any
+ * @param results the results, in canonical order for what Tally produces
+ * @param summary counts of {@code results} by status
+ * @param contentHash a digest of everything above but the name; equal content, equal hash. Empty
+ *     when not known (an observed object that carried none)
+ */
+public record AggregateReport(
+    ReportRef ref,
+    Map<String, String> labels,
+    Optional<Subject> scope,
+    Optional<Subject> owner,
+    Optional<ReportConfiguration> configuration,
+    List<Result> results,
+    Summary summary,
+    String contentHash) {
+
+  /** The label that marks what Tally owns. */
+  public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+
+  public static final String MANAGED_BY_VALUE = "tally";
+
+  /** The label naming the group an aggregate belongs to (a digest of the group id). */
+  public static final String GROUP_LABEL = "tally.dev/group";
+
+  public AggregateReport {
+    Checks.nonNull("ref", ref);
+    labels = Map.copyOf(labels);
+    Checks.nonNull("scope", scope);
+    Checks.nonNull("owner", owner);
+    Checks.nonNull("configuration", configuration);
+    results = List.copyOf(results);
+    Checks.nonNull("summary", summary);
+    Checks.nonNull("contentHash", contentHash);
+  }
+
+  /** Whether Tally owns this object: it carries {@code app.kubernetes.io/managed-by: tally}. */
+  public boolean ownedByTally() {
+    return MANAGED_BY_VALUE.equals(labels.get(MANAGED_BY_LABEL));
+  }
+
+  /** The same report with another content hash, as a codec attaches a stored one. */
+  public AggregateReport withContentHash(String hash) {
+    return new AggregateReport(ref, labels, scope, owner, configuration, results, summary, hash);
+  }
+}

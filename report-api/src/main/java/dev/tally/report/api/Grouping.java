@@ -1,0 +1,96 @@
+package dev.tally.report.api;
+
+import java.util.Objects;
+import java.util.function.BiFunction;
+
+/**
+ * Which aggregate a register's results go to. A group always lives in its subject's namespace (the
+ * cluster scope for cluster-scoped subjects): a grouping only names the group within it, so no
+ * grouping can move results across namespaces.
+ *
+ * <p>Implementations must be pure and deterministic: the same subject and key give the same name.
+ */
+public interface Grouping {
+
+  /**
+   * The name of the group, within the subject's namespace, that results of {@code key} about {@code
+   * subject} belong to. Any non-empty string; Tally turns it into a valid object name.
+   */
+  String groupOf(Subject subject, CoverageKey key);
+
+  /**
+   * A stable identifier of this grouping, written into names and labels so that two groupings never
+   * collide.
+   */
+  String id();
+
+  /**
+   * Whether each group is exactly one subject: the aggregate then has the subject as its {@code
+   * scope} and is owned by it, so garbage collection removes it with the subject.
+   */
+  default boolean scopedToSubject() {
+    return false;
+  }
+
+  /** One report per resource, scoped to and owned by it (what Kyverno does since 1.12). */
+  static Grouping perSubject() {
+    return new Grouping() {
+      @Override
+      public String groupOf(Subject subject, CoverageKey key) {
+        return subject.uid();
+      }
+
+      @Override
+      public String id() {
+        return "subject";
+      }
+
+      @Override
+      public boolean scopedToSubject() {
+        return true;
+      }
+
+      @Override
+      public String toString() {
+        return "Grouping.perSubject()";
+      }
+    };
+  }
+
+  /** One report per namespace (and one cluster-scoped report). */
+  static Grouping perNamespace() {
+    return custom("namespace", (subject, key) -> "all");
+  }
+
+  /** One report per namespace and policy. */
+  static Grouping perNamespaceAndPolicy() {
+    return custom(
+        "policy",
+        (subject, key) ->
+            key.source().isEmpty() ? key.policy() : key.source() + "-" + key.policy());
+  }
+
+  /** A user function from subject and (source, policy) to a group name within the namespace. */
+  static Grouping custom(String id, BiFunction<Subject, CoverageKey, String> function) {
+    Objects.requireNonNull(function, "function");
+    if (id.isBlank()) {
+      throw new InvalidReportException("grouping.id", "is required");
+    }
+    return new Grouping() {
+      @Override
+      public String groupOf(Subject subject, CoverageKey key) {
+        return function.apply(subject, key);
+      }
+
+      @Override
+      public String id() {
+        return id;
+      }
+
+      @Override
+      public String toString() {
+        return "Grouping(" + id + ")";
+      }
+    };
+  }
+}

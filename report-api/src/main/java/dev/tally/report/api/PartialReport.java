@@ -1,0 +1,157 @@
+package dev.tally.report.api;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A producer's statement about one subject: "for these policies (the coverage), these are all the
+ * results". The unit of input of the merge.
+ *
+ * <p>Invariants, checked at construction: the subject has a kind, a name and a uid; every result
+ * belongs to the coverage; every object a result names lives in the subject's namespace (a partial
+ * report cannot speak about another namespace); when no coverage is declared it is the keys of the
+ * results, so a partial with neither results nor coverage says nothing and is refused.
+ *
+ * @param producer who evaluated, such as {@code admission} or {@code audit/member-2}
+ * @param subject the object evaluated
+ * @param subjectVersion the subject's resourceVersion or content hash when evaluated, may be empty
+ * @param coverage the (source, policy) pairs evaluated; empty means "the keys of the results"
+ * @param results every result of the coverage; absence inside the coverage retracts
+ * @param observedAt when the evaluation happened, with nanoseconds
+ * @param generation breaks ties of {@code observedAt} within one producer, such as a counter
+ */
+public record PartialReport(
+    String producer,
+    Subject subject,
+    String subjectVersion,
+    Set<CoverageKey> coverage,
+    List<Result> results,
+    Timestamp observedAt,
+    long generation) {
+
+  /** The order of evaluations: later wins. (observedAt, generation, producer). */
+  public static final Comparator<PartialReport> ORDER =
+      Comparator.comparing(PartialReport::observedAt)
+          .thenComparingLong(PartialReport::generation)
+          .thenComparing(PartialReport::producer);
+
+  public PartialReport {
+    Checks.required("producer", Checks.nonNull("producer", producer), Checks.MAX_IDENTIFIER);
+    Checks.nonNull("subject", subject);
+    Checks.required("subject.kind", subject.kind(), Checks.MAX_IDENTIFIER);
+    Checks.required("subject.name", subject.name(), Checks.MAX_IDENTIFIER);
+    Checks.required("subject.uid", subject.uid(), 128);
+    Checks.optional(
+        "subjectVersion", Checks.nonNull("subjectVersion", subjectVersion), Checks.MAX_IDENTIFIER);
+    Checks.nonNull("observedAt", observedAt);
+    if (generation < 0) {
+      throw new InvalidReportException("generation", "must not be negative, was " + generation);
+    }
+    results = List.copyOf(Checks.nonNull("results", results));
+    coverage = Set.copyOf(Checks.nonNull("coverage", coverage));
+    if (coverage.isEmpty() && results.isEmpty()) {
+      throw new InvalidReportException(
+          "coverage", "a partial report without results must declare the policies it covers");
+    }
+    for (int i = 0; i < results.size(); i++) {
+      Result r = Checks.nonNull("results[" + i + "]", results.get(i));
+      if (!coverage.isEmpty() && !coverage.contains(r.coverageKey())) {
+        throw new InvalidReportException(
+            "results[" + i + "].policy",
+            "'"
+                + r.coverageKey()
+                + "' is outside the declared coverage "
+                + new TreeSet<>(coverage));
+      }
+      List<Subject> resources = r.resources();
+      for (int j = 0; j < resources.size(); j++) {
+        String ns = resources.get(j).namespace();
+        if (!ns.equals(subject.namespace())) {
+          throw new InvalidReportException(
+              "results[" + i + "].resources[" + j + "].namespace",
+              "'"
+                  + ns
+                  + "' is not the namespace of the partial report's subject '"
+                  + subject.namespace()
+                  + "'");
+        }
+      }
+    }
+  }
+
+  /** The coverage this report is authoritative for: the declared one, or its results' keys. */
+  public Set<CoverageKey> effectiveCoverage() {
+    if (!coverage.isEmpty()) {
+      return coverage;
+    }
+    Set<CoverageKey> keys = new TreeSet<>();
+    for (Result r : results) {
+      keys.add(r.coverageKey());
+    }
+    return Set.copyOf(keys);
+  }
+
+  /** Whether this evaluation is later than {@code other} in {@link #ORDER}. */
+  public boolean isLaterThan(PartialReport other) {
+    return ORDER.compare(this, other) > 0;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Collects the fields of a partial report; {@link #build()} validates them. */
+  public static final class Builder {
+    private String producer = "";
+    private Subject subject = new Subject("", "", "", "", "");
+    private String subjectVersion = "";
+    private Set<CoverageKey> coverage = Set.of();
+    private List<Result> results = List.of();
+    private Timestamp observedAt = Timestamp.EPOCH;
+    private long generation;
+
+    private Builder() {}
+
+    public Builder producer(String producer) {
+      this.producer = producer;
+      return this;
+    }
+
+    public Builder subject(Subject subject) {
+      this.subject = subject;
+      return this;
+    }
+
+    public Builder subjectVersion(String subjectVersion) {
+      this.subjectVersion = subjectVersion;
+      return this;
+    }
+
+    public Builder coverage(Set<CoverageKey> coverage) {
+      this.coverage = coverage;
+      return this;
+    }
+
+    public Builder results(List<Result> results) {
+      this.results = results;
+      return this;
+    }
+
+    public Builder observedAt(Timestamp observedAt) {
+      this.observedAt = observedAt;
+      return this;
+    }
+
+    public Builder generation(long generation) {
+      this.generation = generation;
+      return this;
+    }
+
+    public PartialReport build() {
+      return new PartialReport(
+          producer, subject, subjectVersion, coverage, results, observedAt, generation);
+    }
+  }
+}

@@ -1,0 +1,137 @@
+package dev.tally.report.api;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.ServiceLoader;
+
+/**
+ * Merges partial reports into aggregates and tells what to write. Pure and synchronous: no I/O, no
+ * clock (time comes in as arguments), no threads; not thread-safe, so confine it to one thread or
+ * guard it.
+ *
+ * <p>Semantics (shared/DESIGN.md, "Merge semantics"): per (subject uid, source, policy), the
+ * evaluation latest in (observedAt, generation, producer) wins, whichever producer made it; a key
+ * inside a partial's coverage without results is retracted; a deleted subject stays deleted for
+ * everything observed at or before its deletion; the result is independent of the order of events.
+ *
+ * <pre>{@code
+ * ReportAggregator aggregator = ReportAggregator.builder()
+ *     .grouping(Grouping.perNamespace())
+ *     .limits(ReportLimits.defaults().withMaxResults(1000))
+ *     .build();
+ * aggregator.apply(partialReport);
+ * aggregator.deleteSubject(uid, deletedAt);
+ * ChangeSet changes = aggregator.flush();
+ * }</pre>
+ */
+public interface ReportAggregator {
+
+  /**
+   * Applies one producer's evaluation of one subject.
+   *
+   * @throws InvalidReportException if the report is refused; the state is then unchanged
+   * @throws CapacityExceededException if a cap would be exceeded; the state is then unchanged
+   */
+  void apply(PartialReport partial);
+
+  /**
+   * Records that a subject is gone: every contribution about it observed at or before {@code
+   * deletedAt} disappears, including ones that arrive later.
+   */
+  void deleteSubject(String uid, Timestamp deletedAt);
+
+  /** Sets which policies and rules are live; the others are left out of aggregates. */
+  void setLiveness(Liveness liveness);
+
+  /**
+   * Forgets deletions older than the retention before {@code now}. The one operation whose effect
+   * depends on elapsed time, which the caller passes in.
+   *
+   * @return how many tombstones were dropped
+   */
+  int expireTombstones(Timestamp now);
+
+  /**
+   * The writes since the last flush (or {@link #resync}): creates, updates and deletes of
+   * aggregates whose content changed. Empty when nothing changed. After it returns, the aggregator
+   * takes the writes as published.
+   */
+  ChangeSet flush();
+
+  /**
+   * The writes that bring {@code observed} (what a cluster holds) to the desired aggregates;
+   * objects Tally does not own are never touched. After it returns, the aggregator takes the
+   * desired state as published. Used on start and after a conflict.
+   */
+  ChangeSet resync(Collection<AggregateReport> observed);
+
+  /** The desired aggregates now, in {@link ReportRef} order. */
+  List<AggregateReport> aggregates();
+
+  /** How many results the aggregator holds (visible or not), for caps and metrics. */
+  long resultCount();
+
+  /** The configuration this aggregator was built with. */
+  AggregatorConfig config();
+
+  static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Configures an aggregator; the defaults are per-namespace wgpolicy reports with default limits.
+   */
+  final class Builder {
+    private Grouping grouping = Grouping.perNamespace();
+    private ReportFormat format = ReportFormat.WGPOLICY;
+    private ReportLimits limits = ReportLimits.defaults();
+    private InputCaps caps = InputCaps.defaults();
+    private long tombstoneRetentionSeconds = Duration.ofHours(1).toSeconds();
+
+    private Builder() {}
+
+    public Builder grouping(Grouping grouping) {
+      this.grouping = grouping;
+      return this;
+    }
+
+    public Builder format(ReportFormat format) {
+      this.format = format;
+      return this;
+    }
+
+    public Builder limits(ReportLimits limits) {
+      this.limits = limits;
+      return this;
+    }
+
+    public Builder caps(InputCaps caps) {
+      this.caps = caps;
+      return this;
+    }
+
+    public Builder tombstoneRetention(Duration retention) {
+      this.tombstoneRetentionSeconds = retention.toSeconds();
+      return this;
+    }
+
+    public AggregatorConfig config() {
+      return new AggregatorConfig(grouping, format, limits, caps, tombstoneRetentionSeconds);
+    }
+
+    /**
+     * Builds with the provider found on the class path (add {@code dev.tally:report-merge}).
+     *
+     * @throws IllegalStateException if no provider is on the class path
+     */
+    public ReportAggregator build() {
+      var providers = ServiceLoader.load(ReportAggregatorProvider.class).iterator();
+      if (!providers.hasNext()) {
+        throw new IllegalStateException(
+            "no ReportAggregatorProvider on the class path: add dev.tally:report-merge");
+      }
+      return providers.next().create(config());
+    }
+  }
+}

@@ -1,0 +1,21 @@
+package dev.tally.report.api;
+
+import java.util.Set;
+
+/**
+ * The openreports {@code configuration.limits}: how many results a report holds at most and which
+ * statuses it keeps. Written into every openreports aggregate so readers know results were
+ * filtered.
+ *
+ * @param maxResults at most this many results per report object
+ * @param statusFilter the statuses kept; empty keeps all
+ */
+public record ReportConfiguration(int maxResults, Set<ResultStatus> statusFilter) {
+  public ReportConfiguration {
+    if (maxResults < 1) {
+      throw new InvalidReportException(
+          "configuration.limits.maxResults", "must be at least 1, was " + maxResults);
+    }
+    statusFilter = Set.copyOf(statusFilter);
+  }
+}

@@ -1,0 +1,268 @@
+package dev.tally.report.api;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One outcome of one policy rule, with every field of the result schema shared by {@code
+ * wgpolicyk8s.io/v1alpha2} and {@code openreports.io/v1alpha1}. Immutable and validated: {@link
+ * #builder()} throws {@link InvalidReportException} naming the field.
+ *
+ * <p>Absent strings are empty; absent optional values ({@link #severity()}, {@link #scored()},
+ * {@link #timestamp()}, {@link #resourceSelector()}) are {@link Optional#empty()}.
+ */
+public final class Result {
+  private final String source;
+  private final String policy;
+  private final String rule;
+  private final ResultStatus status;
+  private final @Nullable Severity severity;
+  private final String category;
+  private final String message;
+  private final @Nullable Boolean scored;
+  private final Map<String, String> properties;
+  private final @Nullable Timestamp timestamp;
+  private final List<Subject> resources;
+  private final @Nullable LabelSelector resourceSelector;
+
+  private Result(Builder b) {
+    this.source = Checks.optional("source", b.source, Checks.MAX_IDENTIFIER);
+    this.policy = Checks.required("policy", b.policy, Checks.MAX_IDENTIFIER);
+    this.rule = Checks.optional("rule", b.rule, Checks.MAX_IDENTIFIER);
+    this.status = Checks.nonNull("result", b.status);
+    this.severity = b.severity;
+    this.category = Checks.optional("category", b.category, Checks.MAX_IDENTIFIER);
+    this.message = Checks.optional("message", b.message, Checks.MAX_MESSAGE);
+    this.scored = b.scored;
+    this.properties = Checks.stringMap("properties", b.properties, Checks.MAX_PROPERTY_VALUE);
+    this.timestamp = b.timestamp;
+    if (b.resources.size() > Checks.MAX_MAP_ENTRIES) {
+      throw new InvalidReportException(
+          "resources",
+          "has " + b.resources.size() + " entries, at most " + Checks.MAX_MAP_ENTRIES + " allowed");
+    }
+    this.resources = List.copyOf(b.resources);
+    this.resourceSelector = b.resourceSelector;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding this result's fields, to derive a changed copy. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.source = source;
+    b.policy = policy;
+    b.rule = rule;
+    b.status = status;
+    b.severity = severity;
+    b.category = category;
+    b.message = message;
+    b.scored = scored;
+    b.properties = properties;
+    b.timestamp = timestamp;
+    b.resources = resources;
+    b.resourceSelector = resourceSelector;
+    return b;
+  }
+
+  public String source() {
+    return source;
+  }
+
+  public String policy() {
+    return policy;
+  }
+
+  public String rule() {
+    return rule;
+  }
+
+  /** The outcome: the {@code result} field on the wire. */
+  public ResultStatus status() {
+    return status;
+  }
+
+  public Optional<Severity> severity() {
+    return Optional.ofNullable(severity);
+  }
+
+  public String category() {
+    return category;
+  }
+
+  public String message() {
+    return message;
+  }
+
+  public Optional<Boolean> scored() {
+    return Optional.ofNullable(scored);
+  }
+
+  public Map<String, String> properties() {
+    return properties;
+  }
+
+  public Optional<Timestamp> timestamp() {
+    return Optional.ofNullable(timestamp);
+  }
+
+  /** The objects this result is about ({@code resources} on the wire); may be empty. */
+  public List<Subject> resources() {
+    return resources;
+  }
+
+  public Optional<LabelSelector> resourceSelector() {
+    return Optional.ofNullable(resourceSelector);
+  }
+
+  /** The (source, policy) this result belongs to. */
+  public CoverageKey coverageKey() {
+    return new CoverageKey(source, policy);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof Result r)) {
+      return false;
+    }
+    return status == r.status
+        && severity == r.severity
+        && source.equals(r.source)
+        && policy.equals(r.policy)
+        && rule.equals(r.rule)
+        && category.equals(r.category)
+        && message.equals(r.message)
+        && Objects.equals(scored, r.scored)
+        && properties.equals(r.properties)
+        && Objects.equals(timestamp, r.timestamp)
+        && resources.equals(r.resources)
+        && Objects.equals(resourceSelector, r.resourceSelector);
+  }
+
+  @Override
+  public int hashCode() {
+    int h = source.hashCode();
+    h = 31 * h + policy.hashCode();
+    h = 31 * h + rule.hashCode();
+    h = 31 * h + status.hashCode();
+    h = 31 * h + Objects.hashCode(severity);
+    h = 31 * h + category.hashCode();
+    h = 31 * h + message.hashCode();
+    h = 31 * h + Objects.hashCode(scored);
+    h = 31 * h + properties.hashCode();
+    h = 31 * h + Objects.hashCode(timestamp);
+    h = 31 * h + resources.hashCode();
+    h = 31 * h + Objects.hashCode(resourceSelector);
+    return h;
+  }
+
+  @Override
+  public String toString() {
+    return "Result["
+        + (source.isEmpty() ? "" : source + "/")
+        + policy
+        + (rule.isEmpty() ? "" : "/" + rule)
+        + " "
+        + status
+        + (resources.isEmpty() ? "" : " " + resources.get(0).display())
+        + "]";
+  }
+
+  /** Collects the fields of a {@link Result}; {@link #build()} validates them. */
+  public static final class Builder {
+    private String source = "";
+    private String policy = "";
+    private String rule = "";
+    private @Nullable ResultStatus status;
+    private @Nullable Severity severity;
+    private String category = "";
+    private String message = "";
+    private @Nullable Boolean scored;
+    private Map<String, String> properties = Map.of();
+    private @Nullable Timestamp timestamp;
+    private List<Subject> resources = List.of();
+    private @Nullable LabelSelector resourceSelector;
+
+    private Builder() {}
+
+    public Builder source(String source) {
+      this.source = Objects.requireNonNull(source, "source");
+      return this;
+    }
+
+    public Builder policy(String policy) {
+      this.policy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    public Builder rule(String rule) {
+      this.rule = Objects.requireNonNull(rule, "rule");
+      return this;
+    }
+
+    public Builder status(ResultStatus status) {
+      this.status = status;
+      return this;
+    }
+
+    public Builder severity(@Nullable Severity severity) {
+      this.severity = severity;
+      return this;
+    }
+
+    public Builder category(String category) {
+      this.category = Objects.requireNonNull(category, "category");
+      return this;
+    }
+
+    public Builder message(String message) {
+      this.message = Objects.requireNonNull(message, "message");
+      return this;
+    }
+
+    public Builder scored(@Nullable Boolean scored) {
+      this.scored = scored;
+      return this;
+    }
+
+    public Builder properties(Map<String, String> properties) {
+      this.properties = Objects.requireNonNull(properties, "properties");
+      return this;
+    }
+
+    public Builder timestamp(@Nullable Timestamp timestamp) {
+      this.timestamp = timestamp;
+      return this;
+    }
+
+    public Builder resources(List<Subject> resources) {
+      this.resources = Objects.requireNonNull(resources, "resources");
+      return this;
+    }
+
+    public Builder resource(Subject resource) {
+      this.resources = List.of(resource);
+      return this;
+    }
+
+    public Builder resourceSelector(@Nullable LabelSelector resourceSelector) {
+      this.resourceSelector = resourceSelector;
+      return this;
+    }
+
+    /**
+     * @throws InvalidReportException naming the first invalid field
+     */
+    public Result build() {
+      return new Result(this);
+    }
+  }
+}
