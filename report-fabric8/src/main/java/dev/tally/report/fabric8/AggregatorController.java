@@ -81,7 +81,10 @@ public final class AggregatorController implements AutoCloseable {
   private final Map<String, String> uidByKey = new HashMap<>();
   private final Map<String, Set<String>> keysByUid = new HashMap<>();
   private final Map<String, Timestamp> latestObservedByUid = new HashMap<>();
-  private final Set<String> reportedRejections = new HashSet<>();
+
+  /** The resourceVersion of each partial report object last handled, to handle each once. */
+  private final Map<String, String> handledVersions = new HashMap<>();
+
   private boolean flushScheduled;
   private boolean resyncNeeded;
   private int resyncAttempts;
@@ -261,6 +264,7 @@ public final class AggregatorController implements AutoCloseable {
     uidByKey.clear();
     keysByUid.clear();
     latestObservedByUid.clear();
+    handledVersions.clear();
     writer.forget();
     resyncNeeded = false;
     resyncAttempts = 0;
@@ -272,6 +276,10 @@ public final class AggregatorController implements AutoCloseable {
       return;
     }
     String key = key(resource);
+    String version = Objects.requireNonNullElse(resource.getMetadata().getResourceVersion(), "");
+    if (version.equals(handledVersions.put(key, version))) {
+      return; // the informer's cache and its events both deliver every object: once is enough
+    }
     PartialReport partial;
     try {
       Evaluation evaluation = ReportCodec.decodePartial(resource);
@@ -310,6 +318,7 @@ public final class AggregatorController implements AutoCloseable {
       return;
     }
     String key = key(resource);
+    handledVersions.remove(key);
     String uid = uidByKey.remove(key);
     if (uid != null) {
       forgetKey(uid, key);
@@ -439,6 +448,7 @@ public final class AggregatorController implements AutoCloseable {
     }
     for (String key : List.copyOf(uidByKey.keySet())) {
       if (!present.contains(key)) {
+        handledVersions.remove(key);
         String uid = uidByKey.remove(key);
         forgetKey(uid, key);
       }
@@ -451,13 +461,10 @@ public final class AggregatorController implements AutoCloseable {
     metrics.partialRejected(reason);
     String key = key(resource);
     LOG.warn("rejected {}: {}", key, e.getMessage());
-    String version = key + "@" + resource.getMetadata().getResourceVersion();
-    if (!emitEvents || !reportedRejections.add(version)) {
+    if (!emitEvents) {
       return;
     }
-    if (reportedRejections.size() > 10_000) {
-      reportedRejections.clear();
-    }
+    String version = key + "@" + resource.getMetadata().getResourceVersion();
     var meta = resource.getMetadata();
     String namespace =
         meta.getNamespace() == null || meta.getNamespace().isEmpty()
