@@ -139,31 +139,52 @@ public final class AggregatorController implements AutoCloseable {
       submit(this::becomeLeader);
       return this;
     }
+    campaign();
+    return this;
+  }
+
+  /**
+   * Runs for the Lease. fabric8's elector ends once this replica loses the lease, so a replica that
+   * lost it (or never won) stands again, after the retry period.
+   */
+  private synchronized void campaign() {
+    LeaderElectionSettings e = Objects.requireNonNull(election);
+    if (closed) {
+      return;
+    }
     var config =
         new LeaderElectionConfigBuilder()
             .withName("tally-aggregator")
-            .withLock(
-                new LeaseLock(election.namespace(), election.leaseName(), election.identity()))
-            .withLeaseDuration(election.leaseDuration())
-            .withRenewDeadline(election.renewDeadline())
-            .withRetryPeriod(election.retryPeriod())
+            .withLock(new LeaseLock(e.namespace(), e.leaseName(), e.identity()))
+            .withLeaseDuration(e.leaseDuration())
+            .withRenewDeadline(e.renewDeadline())
+            .withRetryPeriod(e.retryPeriod())
             .withReleaseOnCancel(true)
             .withLeaderCallbacks(
                 new LeaderCallbacks(
                     () -> {
-                      LOG.info("{} won the lease", election.identity());
+                      LOG.info("{} won the lease", e.identity());
                       leading = true;
                       submit(this::becomeLeader);
                     },
                     () -> {
-                      LOG.info("{} lost the lease: stop writing", election.identity());
+                      LOG.info("{} lost the lease: stop writing", e.identity());
                       leading = false;
                       submit(this::stepDown);
                     },
                     leader -> LOG.info("the leader is now {}", leader)))
             .build();
-    elector = client.leaderElector().withConfig(config).build().start();
-    return this;
+    CompletableFuture<?> running = client.leaderElector().withConfig(config).build().start();
+    elector = running;
+    running.whenComplete(
+        (ignored, failure) -> {
+          if (!closed) {
+            LOG.info("{} stands for the lease again", e.identity());
+            CompletableFuture.runAsync(
+                this::campaign,
+                CompletableFuture.delayedExecutor(e.retryPeriod().toNanos(), TimeUnit.NANOSECONDS));
+          }
+        });
   }
 
   /** Whether this replica aggregates and writes now. */
@@ -243,8 +264,9 @@ public final class AggregatorController implements AutoCloseable {
     } catch (TimeoutException | RuntimeException e) {
       LOG.warn("partial report informers did not sync: {}; retrying", e.toString());
       stepDown();
-      leading = election == null || leading;
-      schedule(this::becomeLeader, retryPolicy.delay(1, Duration.ZERO, random));
+      if (leading && !closed) {
+        schedule(this::becomeLeader, retryPolicy.delay(1, Duration.ZERO, random));
+      }
       return;
     }
     // apply the informers' caches before diffing; the ADD events queued behind this task will
