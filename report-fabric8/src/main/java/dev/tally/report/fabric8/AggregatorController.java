@@ -4,6 +4,7 @@ import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.api.Liveness;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Timestamp;
@@ -86,6 +87,7 @@ public final class AggregatorController implements AutoCloseable {
   /** The resourceVersion of each partial report object last handled, to handle each once. */
   private final Map<String, String> handledVersions = new HashMap<>();
 
+  private Liveness liveness = Liveness.all();
   private boolean flushScheduled;
   private boolean resyncNeeded;
   private int resyncAttempts;
@@ -187,6 +189,23 @@ public final class AggregatorController implements AutoCloseable {
         });
   }
 
+  /**
+   * Sets which policies and rules are live (a policy removed from the cluster): their results leave
+   * the aggregates at the next flush and come back if the policy does. Kept across rebuilds.
+   */
+  public CompletableFuture<Void> setLiveness(Liveness newLiveness) {
+    Objects.requireNonNull(newLiveness, "liveness");
+    return CompletableFuture.runAsync(
+        () -> {
+          liveness = newLiveness;
+          if (aggregator != null) {
+            aggregator.setLiveness(newLiveness);
+            scheduleFlush();
+          }
+        },
+        executor);
+  }
+
   /** Whether this replica aggregates and writes now. */
   public boolean isLeading() {
     return leading;
@@ -241,6 +260,7 @@ public final class AggregatorController implements AutoCloseable {
     stepDown();
     leading = true;
     aggregator = aggregators.get();
+    aggregator.setLiveness(liveness);
     var src =
         new PartialReportSource(
             client,

@@ -76,6 +76,24 @@ public final class PartialReportPublisher implements AutoCloseable {
 
   private record Pending(Evaluation evaluation, CompletableFuture<Void> done) {}
 
+  /** What this publisher last wrote to an object, so the next write needs no GET first. */
+  private record Written(
+      Evaluation evaluation, String resourceVersion, @Nullable String pendingSince) {}
+
+  private static final int MAX_REMEMBERED = 100_000;
+
+  /** Confined to the publisher thread (and adoptPending's caller: guarded by itself). */
+  private final Map<String, Written> written =
+      java.util.Collections.synchronizedMap(
+          new LinkedHashMap<>(16, 0.75f, true) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Written> eldest) {
+              return size() > MAX_REMEMBERED;
+            }
+          });
+
   private PartialReportPublisher(Builder b) {
     this.client = b.client;
     this.metrics = b.metrics;
@@ -227,6 +245,7 @@ public final class PartialReportPublisher implements AutoCloseable {
                       .lockResourceVersion(rv)
                       .delete());
           removed++;
+          written.remove(evaluation.subject().namespace() + "/" + resource.getMetadata().getName());
           LOG.info(
               "removed the partial report about {}: it never appeared",
               evaluation.subject().display());
@@ -290,50 +309,67 @@ public final class PartialReportPublisher implements AutoCloseable {
     }
   }
 
-  /** Creates or updates the object, re-reading after a conflict. */
+  /**
+   * Creates or updates the object, re-reading after a conflict. When this publisher wrote the
+   * object last, it updates with the resourceVersion it got back and reads only on a conflict.
+   */
   private void write(Evaluation wanted) {
     Subject subject = wanted.subject();
     String name = objectName(wanted.producer(), subject);
+    String cacheKey = subject.namespace() + "/" + name;
     for (int attempt = 1; ; attempt++) {
-      @Nullable CustomResource<PartialReportSpec, Void> existing =
-          calls.call("get " + name, () -> partialResource(subject, name).get());
       Evaluation evaluation = wanted;
+      @Nullable Written known = attempt == 1 ? written.get(cacheKey) : null;
+      @Nullable CustomResource<PartialReportSpec, Void> existing = null;
+      @Nullable Evaluation current;
+      @Nullable String resourceVersion;
       @Nullable String pendingSince = null;
-      if (existing != null) {
-        @Nullable Evaluation current = decodeOrNull(existing);
-        if (current != null) {
-          if (current.adopted() && !evaluation.adopted()) {
-            // a later evaluation from before the uid was known: keep the adoption
-            evaluation = evaluation.withSubjectUid(current.subject().uid());
-          }
-          int order = ORDER.compare(current, evaluation);
-          if (order > 0 || (order == 0 && current.equals(evaluation))) {
-            metrics.noOpWriteSuppressed();
-            return; // the cluster already holds this evaluation or a later one
-          }
+      if (known != null) {
+        current = known.evaluation();
+        resourceVersion = known.resourceVersion();
+        pendingSince = known.pendingSince();
+      } else {
+        existing = calls.call("get " + name, () -> partialResource(subject, name).get());
+        current = existing == null ? null : decodeOrNull(existing);
+        resourceVersion = existing == null ? null : existing.getMetadata().getResourceVersion();
+        if (existing != null) {
+          pendingSince = annotation(existing, PENDING_SINCE_ANNOTATION);
         }
-        pendingSince = annotation(existing, PENDING_SINCE_ANNOTATION);
+      }
+      if (current != null) {
+        if (current.adopted() && !evaluation.adopted()) {
+          // a later evaluation from before the uid was known: keep the adoption
+          evaluation = evaluation.withSubjectUid(current.subject().uid());
+        }
+        int order = ORDER.compare(current, evaluation);
+        if (order > 0 || (order == 0 && current.equals(evaluation))) {
+          metrics.noOpWriteSuppressed();
+          return; // the cluster already holds this evaluation or a later one
+        }
       }
       CustomResource<PartialReportSpec, Void> desired = ReportCodec.encodePartial(evaluation, name);
+      @Nullable String since = null;
       if (!evaluation.adopted()) {
-        desired
-            .getMetadata()
-            .setAnnotations(
-                Map.of(
-                    PENDING_SINCE_ANNOTATION,
-                    pendingSince != null ? pendingSince : Instant.now(clock).toString()));
+        since = pendingSince != null ? pendingSince : Instant.now(clock).toString();
+        desired.getMetadata().setAnnotations(Map.of(PENDING_SINCE_ANNOTATION, since));
       }
       try {
-        if (existing == null) {
-          calls.call("create " + name, () -> client.resource(desired).create());
+        HasMetadata result;
+        if (resourceVersion == null) {
+          result = calls.call("create " + name, () -> client.resource(desired).create());
           metrics.partialPublished("create");
         } else {
-          desired.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
-          calls.call("update " + name, () -> client.resource(desired).update());
+          desired.getMetadata().setResourceVersion(resourceVersion);
+          result = calls.call("update " + name, () -> client.resource(desired).update());
           metrics.partialPublished("update");
+        }
+        if (result != null && result.getMetadata() != null) {
+          written.put(
+              cacheKey, new Written(evaluation, result.getMetadata().getResourceVersion(), since));
         }
         return;
       } catch (KubernetesClientException e) {
+        written.remove(cacheKey);
         boolean conflict =
             e.getCode() == HttpURLConnection.HTTP_CONFLICT
                 || e.getCode() == HttpURLConnection.HTTP_NOT_FOUND;
