@@ -310,8 +310,9 @@ public final class PartialReportPublisher implements AutoCloseable {
   }
 
   /**
-   * Creates or updates the object, re-reading after a conflict. When this publisher wrote the
-   * object last, it updates with the resourceVersion it got back and reads only on a conflict.
+   * Creates or updates the object, re-reading after a conflict. It tries the likely request first
+   * and reads only on a conflict: an update with the resourceVersion it got back when this
+   * publisher wrote the object last, a create otherwise.
    */
   private void write(Evaluation wanted) {
     Subject subject = wanted.subject();
@@ -328,6 +329,10 @@ public final class PartialReportPublisher implements AutoCloseable {
         current = known.evaluation();
         resourceVersion = known.resourceVersion();
         pendingSince = known.pendingSince();
+      } else if (attempt == 1) {
+        // most objects are new (admission, a first scan): create, and read only on a 409
+        current = null;
+        resourceVersion = null;
       } else {
         existing = calls.call("get " + name, () -> partialResource(subject, name).get());
         current = existing == null ? null : decodeOrNull(existing);

@@ -129,14 +129,14 @@ class PartialReportPublisherTest {
   void pendingWritesCoalesceAndBackPressureIsVisible() throws Exception {
     var release = new CountDownLatch(1);
     var blocked = new CountDownLatch(1);
-    // one request at once and a ticker that never moves: the second request waits in the sleeper
     Sleeper gate =
         d -> {
           blocked.countDown();
           release.await(30, TimeUnit.SECONDS);
         };
-    publisher =
-        publisherBuilder().budget(new ApiBudget(1, 1, () -> 0L, gate)).maxPending(1).build();
+    var budget = new ApiBudget(1, 1, () -> 0L, gate);
+    budget.reserve(); // the bucket is empty and the ticker never moves: every request waits
+    publisher = publisherBuilder().budget(budget).maxPending(1).build();
     Subject first = Subject.of("v1", "Pod", "team-a", "first", "uid-first");
     Subject busy = Subject.of("v1", "Pod", "team-a", "busy", "uid-busy");
 
