@@ -494,18 +494,16 @@ public final class AggregatorController implements AutoCloseable {
     List<CustomResource<PartialReportSpec, Void>> listed = new ArrayList<>();
     try {
       listed.addAll(
-          calls.call(
+          PagedList.all(
+              calls,
               "list partialreports",
-              () ->
-                  client
-                      .resources(PartialReportResource.class)
-                      .inAnyNamespace()
-                      .list()
-                      .getItems()));
+              options ->
+                  client.resources(PartialReportResource.class).inAnyNamespace().list(options)));
       listed.addAll(
-          calls.call(
+          PagedList.all(
+              calls,
               "list clusterpartialreports",
-              () -> client.resources(ClusterPartialReportResource.class).list().getItems()));
+              options -> client.resources(ClusterPartialReportResource.class).list(options)));
     } catch (KubernetesClientException e) {
       LOG.warn("periodic re-list failed: {}", e.getMessage());
       return;

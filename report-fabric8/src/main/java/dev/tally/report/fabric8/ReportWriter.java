@@ -106,23 +106,28 @@ public final class ReportWriter {
    */
   public List<AggregateReport> listOwned(ReportFormat format) {
     List<AggregateReport> out = new ArrayList<>();
-    for (ReportKind kind : List.of(format.kindFor("x"), format.kindFor(""))) {
-      List<? extends AggregateResource> items =
-          calls.call(
-              "list " + kind.plural(),
-              () ->
-                  client
-                      .resources(ReportCodec.resourceClass(kind))
-                      .inAnyNamespace()
-                      .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
-                      .list()
-                      .getItems());
+    for (ReportKind kind : List.of(format.kindFor("any-namespace"), format.kindFor(""))) {
+      List<? extends AggregateResource> items = listOwned(kind);
       for (AggregateResource item : items) {
         Optional<AggregateReport> report = observe(item);
         report.ifPresent(out::add);
       }
     }
     return out;
+  }
+
+  private <T extends AggregateResource> List<T> listOwned(ReportKind kind) {
+    @SuppressWarnings("unchecked")
+    Class<T> type = (Class<T>) ReportCodec.resourceClass(kind);
+    return PagedList.all(
+        calls,
+        "list " + kind.plural(),
+        options ->
+            client
+                .resources(type)
+                .inAnyNamespace()
+                .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
+                .list(options));
   }
 
   /** Forgets what it knew of resourceVersions, as after losing the lease. */
