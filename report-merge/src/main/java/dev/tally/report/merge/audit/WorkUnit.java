@@ -52,6 +52,28 @@ public record WorkUnit(GroupVersionKind gvk, String namespace, long weight) {
     return namespace.isEmpty() ? base : base + "_" + namespace;
   }
 
+  /**
+   * The unit with this {@link #id()} and weight.
+   *
+   * @throws InvalidReportException if {@code id} is not of the form {@link #id()} writes
+   */
+  public static WorkUnit fromId(String id, long weight) {
+    int underscore = id.indexOf('_');
+    String base = underscore < 0 ? id : id.substring(0, underscore);
+    String namespace = underscore < 0 ? "" : id.substring(underscore + 1);
+    String[] parts = base.split("\\.", 3);
+    if (parts.length != 3) {
+      throw new InvalidReportException(
+          "unit", "'" + id + "' is not Kind.version.group[_namespace]");
+    }
+    String group = parts[2].equals("core") ? "" : parts[2];
+    try {
+      return new WorkUnit(new GroupVersionKind(group, parts[1], parts[0]), namespace, weight);
+    } catch (InvalidReportException e) {
+      throw e.under("unit");
+    }
+  }
+
   /** Whether this unit covers the whole kind rather than one namespace. */
   public boolean wholeKind() {
     return namespace.isEmpty();

@@ -43,6 +43,20 @@ class UnitCatalogTest {
   }
 
   @Test
+  void idsParseBack() {
+    for (WorkUnit u :
+        List.of(
+            WorkUnit.ofNamespace(POD, "kube-system", 7),
+            WorkUnit.ofKind(CLUSTER_ROLE, 1),
+            WorkUnit.ofKind(DEPLOYMENT, 3))) {
+      assertThat(WorkUnit.fromId(u.id(), u.weight())).isEqualTo(u);
+    }
+    assertThatThrownBy(() -> WorkUnit.fromId("Pod", 1))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessageStartingWith("unit:");
+  }
+
+  @Test
   void thresholdAllowsTheBalanceBound() {
     assertThat(UnitCatalog.splitThreshold(10_000, 4, 0.25)).isEqualTo(625);
     assertThat(UnitCatalog.splitThreshold(3, 4, 0.25)).isEqualTo(1);

@@ -7,8 +7,8 @@ package dev.tally.report.merge.audit;
  * @param qps sustained requests per second, positive
  * @param burst requests that may go at once after an idle period, at least 1
  */
-public record ApiBudget(double qps, int burst) {
-  public ApiBudget {
+public record AuditBudget(double qps, int burst) {
+  public AuditBudget {
     if (!(qps > 0) || Double.isInfinite(qps)) {
       throw new IllegalArgumentException("qps must be positive and finite, was " + qps);
     }
@@ -23,11 +23,11 @@ public record ApiBudget(double qps, int burst) {
    * the bursts together may exceed the global burst by at most one request per member; the rate
    * never does).
    */
-  public ApiBudget share(int liveMembers) {
+  public AuditBudget share(int liveMembers) {
     if (liveMembers < 1) {
       throw new IllegalArgumentException("liveMembers must be at least 1, was " + liveMembers);
     }
-    return new ApiBudget(qps / liveMembers, Math.max(1, burst / liveMembers));
+    return new AuditBudget(qps / liveMembers, Math.max(1, burst / liveMembers));
   }
 
   /**
