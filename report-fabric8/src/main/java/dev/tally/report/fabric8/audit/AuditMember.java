@@ -253,7 +253,7 @@ public final class AuditMember implements AutoCloseable {
       return Step.AUDITED;
     } catch (UnitAuditFailure f) {
       int failed = failures.merge(id, 1, Integer::sum);
-      if (failed >= staleAfterAttempts) {
+      if (failed == staleAfterAttempts) {
         staleMarker.mark(unit, target, f.getMessage());
       }
       return fail(unit, attempt, f.getMessage());
