@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLo
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -138,31 +139,52 @@ public final class AggregatorController implements AutoCloseable {
       submit(this::becomeLeader);
       return this;
     }
+    campaign();
+    return this;
+  }
+
+  /**
+   * Runs for the Lease. fabric8's elector ends once this replica loses the lease, so a replica that
+   * lost it (or never won) stands again, after the retry period.
+   */
+  private synchronized void campaign() {
+    LeaderElectionSettings e = Objects.requireNonNull(election);
+    if (closed) {
+      return;
+    }
     var config =
         new LeaderElectionConfigBuilder()
             .withName("tally-aggregator")
-            .withLock(
-                new LeaseLock(election.namespace(), election.leaseName(), election.identity()))
-            .withLeaseDuration(election.leaseDuration())
-            .withRenewDeadline(election.renewDeadline())
-            .withRetryPeriod(election.retryPeriod())
+            .withLock(new LeaseLock(e.namespace(), e.leaseName(), e.identity()))
+            .withLeaseDuration(e.leaseDuration())
+            .withRenewDeadline(e.renewDeadline())
+            .withRetryPeriod(e.retryPeriod())
             .withReleaseOnCancel(true)
             .withLeaderCallbacks(
                 new LeaderCallbacks(
                     () -> {
-                      LOG.info("{} won the lease", election.identity());
+                      LOG.info("{} won the lease", e.identity());
                       leading = true;
                       submit(this::becomeLeader);
                     },
                     () -> {
-                      LOG.info("{} lost the lease: stop writing", election.identity());
+                      LOG.info("{} lost the lease: stop writing", e.identity());
                       leading = false;
                       submit(this::stepDown);
                     },
                     leader -> LOG.info("the leader is now {}", leader)))
             .build();
-    elector = client.leaderElector().withConfig(config).build().start();
-    return this;
+    CompletableFuture<?> running = client.leaderElector().withConfig(config).build().start();
+    elector = running;
+    running.whenComplete(
+        (ignored, failure) -> {
+          if (!closed) {
+            LOG.info("{} stands for the lease again", e.identity());
+            CompletableFuture.runAsync(
+                this::campaign,
+                CompletableFuture.delayedExecutor(e.retryPeriod().toNanos(), TimeUnit.NANOSECONDS));
+          }
+        });
   }
 
   /** Whether this replica aggregates and writes now. */
@@ -242,8 +264,9 @@ public final class AggregatorController implements AutoCloseable {
     } catch (TimeoutException | RuntimeException e) {
       LOG.warn("partial report informers did not sync: {}; retrying", e.toString());
       stepDown();
-      leading = election == null || leading;
-      schedule(this::becomeLeader, retryPolicy.delay(1, Duration.ZERO, random));
+      if (leading && !closed) {
+        schedule(this::becomeLeader, retryPolicy.delay(1, Duration.ZERO, random));
+      }
       return;
     }
     // apply the informers' caches before diffing; the ADD events queued behind this task will
@@ -433,25 +456,59 @@ public final class AggregatorController implements AutoCloseable {
     return attempt <= 1 ? Duration.ZERO : retryPolicy.delay(attempt - 1, Duration.ZERO, random);
   }
 
+  /**
+   * The safety net against a stale informer (a watch that missed a deletion while it reconnected)
+   * and against drift in the cluster: LIST every partial report afresh, apply what is newer, forget
+   * what is gone, then re-diff the owned aggregates.
+   *
+   * <p>This runs on the aggregator thread, so every object it tracks was handled before the LIST
+   * began: one missing from the LIST was deleted. One created after the LIST is still queued as an
+   * event and arrives next.
+   */
   private void periodicResync() {
     ReportAggregator agg = aggregator;
-    PartialReportSource src = source;
-    if (agg == null || src == null || !leading) {
+    if (agg == null || source == null || !leading) {
       return;
     }
     agg.expireTombstones(now());
-    // anything the event stream missed: re-apply the caches, forget what they no longer hold
+    List<CustomResource<PartialReportSpec, Void>> listed = new ArrayList<>();
+    try {
+      listed.addAll(
+          calls.call(
+              "list partialreports",
+              () ->
+                  client
+                      .resources(PartialReportResource.class)
+                      .inAnyNamespace()
+                      .list()
+                      .getItems()));
+      listed.addAll(
+          calls.call(
+              "list clusterpartialreports",
+              () -> client.resources(ClusterPartialReportResource.class).list().getItems()));
+    } catch (KubernetesClientException e) {
+      LOG.warn("periodic re-list failed: {}", e.getMessage());
+      return;
+    }
     Set<String> present = new HashSet<>();
-    for (var resource : src.snapshot()) {
+    for (var resource : listed) {
       present.add(key(resource));
       onUpsert(resource);
     }
-    for (String key : List.copyOf(uidByKey.keySet())) {
+    int forgotten = 0;
+    for (String key : List.copyOf(handledVersions.keySet())) {
       if (!present.contains(key)) {
         handledVersions.remove(key);
         String uid = uidByKey.remove(key);
-        forgetKey(uid, key);
+        if (uid != null) {
+          forgetKey(uid, key);
+          forgotten++;
+        }
       }
+    }
+    if (forgotten > 0) {
+      LOG.info("{} partial reports were deleted without an event reaching us", forgotten);
+      scheduleFlush();
     }
     resync();
   }
