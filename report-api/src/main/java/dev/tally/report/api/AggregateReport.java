@@ -39,7 +39,7 @@ public record AggregateReport(
 
   public AggregateReport {
     Checks.nonNull("ref", ref);
-    labels = Map.copyOf(labels);
+    labels = Checks.stringMap("labels", labels, 63);
     Checks.nonNull("scope", scope);
     Checks.nonNull("owner", owner);
     Checks.nonNull("configuration", configuration);

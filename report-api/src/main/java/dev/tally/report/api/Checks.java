@@ -1,6 +1,8 @@
 package dev.tally.report.api;
 
+import java.util.Collections;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** Field checks shared by the model's constructors. Each failure names the field. */
 final class Checks {
@@ -42,7 +44,11 @@ final class Checks {
       required(field + " key", e.getKey(), MAX_IDENTIFIER);
       optional(field + "[" + e.getKey() + "]", e.getValue(), maxValue);
     }
-    return Map.copyOf(map);
+    if (map.isEmpty()) {
+      return Map.of();
+    }
+    // sorted, so that iteration (and so every encoding and digest) is the same in every JVM run
+    return Collections.unmodifiableSortedMap(new TreeMap<>(map));
   }
 
   static <T> T nonNull(String field, T value) {

@@ -1,5 +1,6 @@
 package dev.tally.report.api;
 
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
@@ -50,7 +51,9 @@ public record PartialReport(
       throw new InvalidReportException("generation", "must not be negative, was " + generation);
     }
     results = List.copyOf(Checks.nonNull("results", results));
-    coverage = Set.copyOf(Checks.nonNull("coverage", coverage));
+    // sorted, so every encoding of a partial report is the same in every run
+    coverage =
+        Collections.unmodifiableSortedSet(new TreeSet<>(Checks.nonNull("coverage", coverage)));
     if (coverage.isEmpty() && results.isEmpty()) {
       throw new InvalidReportException(
           "coverage", "a partial report without results must declare the policies it covers");
@@ -90,7 +93,7 @@ public record PartialReport(
     for (Result r : results) {
       keys.add(r.coverageKey());
     }
-    return Set.copyOf(keys);
+    return Collections.unmodifiableSortedSet((TreeSet<CoverageKey>) keys);
   }
 
   /** Whether this evaluation is later than {@code other} in {@link #ORDER}. */

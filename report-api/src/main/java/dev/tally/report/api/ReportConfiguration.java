@@ -1,5 +1,7 @@
 package dev.tally.report.api;
 
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.Set;
 
 /**
@@ -16,6 +18,11 @@ public record ReportConfiguration(int maxResults, Set<ResultStatus> statusFilter
       throw new InvalidReportException(
           "configuration.limits.maxResults", "must be at least 1, was " + maxResults);
     }
-    statusFilter = Set.copyOf(statusFilter);
+    // in wire order, so the written configuration is the same in every run
+    statusFilter =
+        Collections.unmodifiableSet(
+            statusFilter.isEmpty()
+                ? EnumSet.noneOf(ResultStatus.class)
+                : EnumSet.copyOf(statusFilter));
   }
 }

@@ -1,0 +1,74 @@
+package dev.tally.report.merge;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.ReportConfiguration;
+import dev.tally.report.api.ReportKind;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.Subject;
+import dev.tally.report.api.Summary;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The content hash of an aggregate: equal content (kind, namespace, labels, scope, owner,
+ * configuration, summary and the multiset of results) gives equal hashes, in every run. The
+ * aggregator keeps it incrementally (results enter as a sum of their digests, so no re-hashing of
+ * unchanged results); {@link #of(AggregateReport)} computes the same value from scratch.
+ */
+public final class ContentHash {
+  /** The annotation the adapter stores the hash in, so a restart can compare without re-reading. */
+  public static final String ANNOTATION = "tally.dev/content-hash";
+
+  private ContentHash() {}
+
+  /** The content hash of a report, computed from its fields. */
+  public static String of(AggregateReport report) {
+    long sum = 0;
+    for (Result r : report.results()) {
+      sum += Fingerprint.result(r);
+    }
+    long meta =
+        envelope(
+            report.ref().kind(),
+            report.ref().namespace(),
+            report.labels(),
+            report.scope(),
+            report.owner(),
+            report.configuration());
+    return combine(meta, sum, report.results().size(), report.summary());
+  }
+
+  /** The digest of everything but the results and the name. */
+  static long envelope(
+      ReportKind kind,
+      String namespace,
+      Map<String, String> labels,
+      Optional<Subject> scope,
+      Optional<Subject> owner,
+      Optional<ReportConfiguration> configuration) {
+    long h = Fingerprint.of(kind.apiVersion(), kind.kind(), namespace);
+    h = Fingerprint.map(h, labels);
+    h = scope.map(s -> Fingerprint.subject(1, s)).orElse(0L) ^ Fingerprint.mix(h);
+    h = Fingerprint.value(h, owner.map(s -> Fingerprint.subject(2, s)).orElse(0L));
+    if (configuration.isPresent()) {
+      h = Fingerprint.value(h, configuration.get().maxResults());
+      for (var s : configuration.get().statusFilter()) {
+        h = Fingerprint.value(h, s.ordinal() + 100L);
+      }
+    } else {
+      h = Fingerprint.value(h, -1);
+    }
+    return Fingerprint.mix(h);
+  }
+
+  static String combine(long envelope, long resultSum, int count, Summary summary) {
+    long h = Fingerprint.value(envelope, resultSum);
+    h = Fingerprint.value(h, count);
+    h = Fingerprint.value(h, summary.pass());
+    h = Fingerprint.value(h, summary.fail());
+    h = Fingerprint.value(h, summary.warn());
+    h = Fingerprint.value(h, summary.error());
+    h = Fingerprint.value(h, summary.skip());
+    return Fingerprint.hex(Fingerprint.mix(h));
+  }
+}

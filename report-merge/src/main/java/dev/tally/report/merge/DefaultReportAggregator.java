@@ -1,0 +1,508 @@
+package dev.tally.report.merge;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.AggregatorConfig;
+import dev.tally.report.api.CapacityExceededException;
+import dev.tally.report.api.Change;
+import dev.tally.report.api.ChangeSet;
+import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.api.Liveness;
+import dev.tally.report.api.PartialReport;
+import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.ReportConfiguration;
+import dev.tally.report.api.ReportFormat;
+import dev.tally.report.api.ReportKind;
+import dev.tally.report.api.ReportRef;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.Subject;
+import dev.tally.report.api.Summary;
+import dev.tally.report.api.Timestamp;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The default aggregator: the registers of {@link ReportState}, kept incrementally, with one {@link
+ * PartitionTrie} per group. {@code apply} and {@code deleteSubject} touch only the registers and
+ * partitions they change; {@code flush} looks only at groups that changed and writes only
+ * partitions whose content hash differs from what was published.
+ *
+ * <p>Invariants: every register with effective results is in exactly the trie of its group; {@code
+ * resultsByNamespace} and {@code subjectsByProducer} count what the registers hold; no register is
+ * hidden by a tombstone. Not thread-safe.
+ */
+final class DefaultReportAggregator implements ReportAggregator {
+  /**
+   * The label naming the grouping that wrote an aggregate, so aggregators never delete each
+   * other's.
+   */
+  static final String GROUPING_LABEL = "tally.dev/grouping";
+
+  private static final Logger LOG = LoggerFactory.getLogger(DefaultReportAggregator.class);
+
+  private final AggregatorConfig config;
+  private final long maxResultBytes;
+  private final Optional<ReportConfiguration> configuration;
+  private Liveness liveness = Liveness.all();
+
+  private final Map<String, Map<CoverageKey, Register>> subjects = new HashMap<>();
+  private final Map<String, Timestamp> tombstones = new HashMap<>();
+  private final Map<GroupKey, Group> groups = new HashMap<>();
+  private final Set<Group> dirty = new LinkedHashSet<>();
+  private final Map<String, long[]> resultsByNamespace = new HashMap<>();
+  private final Map<String, int[]> subjectsByProducer = new HashMap<>();
+  private long resultCount;
+
+  DefaultReportAggregator(AggregatorConfig config) {
+    this.config = config;
+    this.maxResultBytes = (long) config.limits().maxBytes() - EncodedSize.ENVELOPE_RESERVE;
+    this.configuration =
+        config.format() == ReportFormat.OPENREPORTS
+            ? Optional.of(config.limits().configuration())
+            : Optional.empty();
+  }
+
+  /** An aggregator holding exactly the registers of {@code state}. */
+  static DefaultReportAggregator fromState(AggregatorConfig config, ReportState state) {
+    var aggregator = new DefaultReportAggregator(config);
+    aggregator.tombstones.putAll(state.tombstones());
+    for (Register r : state.toRegisters()) {
+      aggregator.put(r);
+    }
+    return aggregator;
+  }
+
+  @Override
+  public AggregatorConfig config() {
+    return config;
+  }
+
+  @Override
+  public void apply(PartialReport p) {
+    int max = config.caps().maxResultsPerPartial();
+    if (p.results().size() > max) {
+      throw new CapacityExceededException(
+          "results",
+          "a partial report of "
+              + p.producer()
+              + " holds "
+              + p.results().size()
+              + " results, at most "
+              + max
+              + " allowed",
+          max);
+    }
+    String uid = p.subject().uid();
+    if (MergeRule.hidden(p.observedAt(), tombstones.get(uid))) {
+      LOG.debug("ignoring {} of {}: observed before its deletion", p.producer(), uid);
+      return;
+    }
+    Order order = Order.of(p);
+    Map<CoverageKey, Register> held = subjects.getOrDefault(uid, Map.of());
+
+    // plan everything first, so a refused report changes nothing
+    List<Register> incoming = new ArrayList<>();
+    long delta = 0;
+    for (var e : MergeRule.registerContents(p).entrySet()) {
+      Register r = new Register(p.subject(), e.getKey(), order, e.getValue());
+      Register old = held.get(e.getKey());
+      if (old == null || MergeRule.wins(order, r.digest, old.order, old.digest)) {
+        incoming.add(r);
+        delta += r.results.length - (old == null ? 0 : old.results.length);
+      }
+    }
+    if (incoming.isEmpty()) {
+      return;
+    }
+    checkNamespaceCap(p.subject().namespace(), delta);
+    checkProducerCap(p.producer(), held);
+
+    for (Register r : incoming) {
+      Register old = held.get(r.key);
+      if (old != null) {
+        remove(old);
+      }
+      put(r);
+      held = subjects.get(uid);
+    }
+  }
+
+  private void checkNamespaceCap(String namespace, long delta) {
+    long[] held = resultsByNamespace.get(namespace);
+    long now = held == null ? 0 : held[0];
+    int cap = config.caps().maxResultsPerNamespace();
+    if (delta > 0 && now + delta > cap) {
+      throw new CapacityExceededException(
+          "subject.namespace",
+          "namespace '"
+              + namespace
+              + "' would hold "
+              + (now + delta)
+              + " results, at most "
+              + cap
+              + " allowed",
+          cap);
+    }
+  }
+
+  private void checkProducerCap(String producer, Map<CoverageKey, Register> held) {
+    for (Register r : held.values()) {
+      if (r.order.producer().equals(producer)) {
+        return; // already counted for this subject
+      }
+    }
+    int[] count = subjectsByProducer.get(producer);
+    int cap = config.caps().maxSubjectsPerProducer();
+    if (count != null && count[0] >= cap) {
+      throw new CapacityExceededException(
+          "producer",
+          "producer '" + producer + "' already holds results for " + cap + " subjects, the cap",
+          cap);
+    }
+  }
+
+  @Override
+  public void deleteSubject(String uid, Timestamp deletedAt) {
+    if (uid.isBlank()) {
+      throw new InvalidReportException("uid", "is required");
+    }
+    tombstones.merge(uid, deletedAt, (a, b) -> a.compareTo(b) >= 0 ? a : b);
+    Map<CoverageKey, Register> held = subjects.get(uid);
+    if (held == null) {
+      return;
+    }
+    Timestamp effective = tombstones.get(uid);
+    for (Register r : List.copyOf(held.values())) {
+      if (MergeRule.hidden(r.order.observedAt(), effective)) {
+        remove(r);
+      }
+    }
+  }
+
+  @Override
+  public int expireTombstones(Timestamp now) {
+    int before = tombstones.size();
+    long retention = config.tombstoneRetentionSeconds();
+    tombstones.values().removeIf(t -> t.plusSeconds(retention).compareTo(now) < 0);
+    return before - tombstones.size();
+  }
+
+  @Override
+  public void setLiveness(Liveness next) {
+    if (next.equals(liveness)) {
+      return;
+    }
+    // a filter on output: take every register out of its trie, refresh its view, put it back
+    List<Register> all = new ArrayList<>();
+    for (var held : subjects.values()) {
+      for (Register r : held.values()) {
+        group(r).trie.remove(r);
+        all.add(r);
+      }
+    }
+    liveness = next;
+    for (Register r : all) {
+      refreshView(r);
+      Group g = group(r);
+      g.trie.add(r);
+      markDirty(g);
+    }
+    for (Group g : groups.values()) {
+      markDirty(g);
+    }
+  }
+
+  @Override
+  public long resultCount() {
+    return resultCount;
+  }
+
+  /** Adds a register that no other register of its (uid, key) is held for. */
+  private void put(Register r) {
+    Map<CoverageKey, Register> held = subjects.computeIfAbsent(r.uid, k -> new HashMap<>(8));
+    boolean producerNew = true;
+    for (Register other : held.values()) {
+      if (other.order.producer().equals(r.order.producer())) {
+        producerNew = false;
+        break;
+      }
+    }
+    held.put(r.key, r);
+    if (producerNew) {
+      subjectsByProducer.computeIfAbsent(r.order.producer(), k -> new int[1])[0]++;
+    }
+    if (r.results.length > 0) {
+      resultsByNamespace.computeIfAbsent(r.subject.namespace(), k -> new long[1])[0] +=
+          r.results.length;
+    }
+    resultCount += r.results.length;
+    refreshView(r);
+    if (r.effective.length > 0) {
+      Group g = group(r);
+      g.trie.add(r);
+      markDirty(g);
+    }
+  }
+
+  private void remove(Register r) {
+    Map<CoverageKey, Register> held = subjects.get(r.uid);
+    held.remove(r.key);
+    boolean producerGone = true;
+    for (Register other : held.values()) {
+      if (other.order.producer().equals(r.order.producer())) {
+        producerGone = false;
+        break;
+      }
+    }
+    if (producerGone) {
+      int[] c = subjectsByProducer.get(r.order.producer());
+      if (--c[0] == 0) {
+        subjectsByProducer.remove(r.order.producer());
+      }
+    }
+    if (held.isEmpty()) {
+      subjects.remove(r.uid);
+    }
+    if (r.results.length > 0) {
+      long[] ns = resultsByNamespace.get(r.subject.namespace());
+      ns[0] -= r.results.length;
+      if (ns[0] == 0) {
+        resultsByNamespace.remove(r.subject.namespace());
+      }
+    }
+    resultCount -= r.results.length;
+    if (r.effective.length > 0) {
+      Group g = group(r);
+      g.trie.remove(r);
+      markDirty(g);
+    }
+  }
+
+  /** Computes what of a register goes into aggregates under the liveness and the status filter. */
+  private void refreshView(Register r) {
+    Result[] view;
+    if (!liveness.isLive(r.key)) {
+      view = new Result[0];
+    } else {
+      int keep = 0;
+      for (Result x : r.results) {
+        if (keeps(r.key, x)) {
+          keep++;
+        }
+      }
+      if (keep == r.results.length) {
+        view = r.results;
+      } else {
+        view = new Result[keep];
+        int i = 0;
+        for (Result x : r.results) {
+          if (keeps(r.key, x)) {
+            view[i++] = x;
+          }
+        }
+      }
+    }
+    int bytes = 0;
+    long sum = 0;
+    for (Result x : view) {
+      bytes += EncodedSize.of(x) + 1;
+      sum += Fingerprint.result(x);
+    }
+    r.effective = view;
+    r.effectiveBytes = bytes;
+    r.effectiveHash = sum;
+  }
+
+  private boolean keeps(CoverageKey key, Result x) {
+    return config.limits().keeps(x.status()) && liveness.isLive(key, x.rule());
+  }
+
+  private Group group(Register r) {
+    var key = new GroupKey(r.subject.namespace(), config.grouping().groupOf(r.subject, r.key));
+    Group g = groups.get(key);
+    if (g == null) {
+      g =
+          new Group(
+              key,
+              config.format().kindFor(key.namespace()),
+              config.grouping().id(),
+              new PartitionTrie(config.limits().maxResults(), maxResultBytes));
+      groups.put(key, g);
+    }
+    return g;
+  }
+
+  private void markDirty(Group g) {
+    if (!g.dirty) {
+      g.dirty = true;
+      dirty.add(g);
+    }
+  }
+
+  @Override
+  public ChangeSet flush() {
+    if (dirty.isEmpty()) {
+      return ChangeSet.EMPTY;
+    }
+    List<Change> changes = new ArrayList<>();
+    for (Group g : dirty) {
+      publish(g, changes);
+    }
+    dirty.clear();
+    return new ChangeSet(changes);
+  }
+
+  /** Appends the writes that bring {@code g}'s published partitions to its current ones. */
+  private void publish(Group g, List<Change> changes) {
+    Envelope env = envelope(g);
+    boolean envelopeChanged = g.publishedEnvelope == null || g.publishedEnvelope != env.digest;
+    Set<String> present = new HashSet<>();
+    for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
+      String name = ReportNames.partition(g.baseName, leaf.suffix());
+      present.add(name);
+      if (!leaf.dirty && !envelopeChanged) {
+        continue;
+      }
+      leaf.dirty = false;
+      Summary summary = summary(leaf);
+      String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
+      String old = g.published.put(name, hash);
+      if (!hash.equals(old)) {
+        AggregateReport report = report(g, env, leaf, name, summary, hash);
+        changes.add(old == null ? new Change.Create(report) : new Change.Update(report, old));
+      }
+    }
+    for (Iterator<Map.Entry<String, String>> it = g.published.entrySet().iterator();
+        it.hasNext(); ) {
+      var e = it.next();
+      if (!present.contains(e.getKey())) {
+        changes.add(new Change.Delete(ref(g, e.getKey()), e.getValue()));
+        it.remove();
+      }
+    }
+    g.publishedEnvelope = env.digest;
+    g.dirty = false;
+    if (g.trie.isEmpty() && g.published.isEmpty()) {
+      groups.remove(g.key);
+    }
+  }
+
+  @Override
+  public ChangeSet resync(Collection<AggregateReport> observed) {
+    List<AggregateReport> desired = aggregates();
+    ChangeSet changes =
+        ReportDiff.diff(
+            desired,
+            observed,
+            o ->
+                o.ref().kind() == config.format().kindFor(o.ref().namespace())
+                    && ReportNames.sanitize(config.grouping().id())
+                        .equals(o.labels().get(GROUPING_LABEL)));
+    // what is desired is now taken as published
+    for (Iterator<Group> it = groups.values().iterator(); it.hasNext(); ) {
+      Group g = it.next();
+      Envelope env = envelope(g);
+      g.published.clear();
+      for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
+        leaf.dirty = false;
+        g.published.put(
+            ReportNames.partition(g.baseName, leaf.suffix()),
+            ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary(leaf)));
+      }
+      g.publishedEnvelope = env.digest;
+      g.dirty = false;
+      if (g.trie.isEmpty()) {
+        it.remove();
+      }
+    }
+    dirty.clear();
+    return changes;
+  }
+
+  @Override
+  public List<AggregateReport> aggregates() {
+    List<AggregateReport> out = new ArrayList<>();
+    for (Group g : groups.values()) {
+      Envelope env = envelope(g);
+      for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
+        Summary summary = summary(leaf);
+        String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
+        String name = ReportNames.partition(g.baseName, leaf.suffix());
+        out.add(report(g, env, leaf, name, summary, hash));
+      }
+    }
+    out.sort((a, b) -> a.ref().compareTo(b.ref()));
+    return out;
+  }
+
+  /** The merge state, as a value. */
+  ReportState snapshot() {
+    ReportState s = ReportState.empty();
+    for (var e : tombstones.entrySet()) {
+      s = s.delete(e.getKey(), e.getValue());
+    }
+    for (var held : subjects.values()) {
+      for (Register r : held.values()) {
+        s = s.merge(ReportState.empty().apply(partialOf(r)));
+      }
+    }
+    return s;
+  }
+
+  private static PartialReport partialOf(Register r) {
+    return new PartialReport(
+        r.order.producer(),
+        r.subject,
+        "",
+        Set.of(r.key),
+        List.of(r.results),
+        r.order.observedAt(),
+        r.order.generation());
+  }
+
+  private AggregateReport report(
+      Group g, Envelope env, PartitionTrie.Leaf leaf, String name, Summary summary, String hash) {
+    return new AggregateReport(
+        ref(g, name), g.labels, env.scope, env.scope, configuration, leaf.results(), summary, hash);
+  }
+
+  private static ReportRef ref(Group g, String name) {
+    return new ReportRef(g.kind, g.key.namespace(), name);
+  }
+
+  private static Summary summary(PartitionTrie.Leaf leaf) {
+    int[] c = leaf.statusCounts;
+    return new Summary(c[0], c[1], c[2], c[3], c[4]);
+  }
+
+  /** The part of every partition of a group that is not its results. */
+  private record Envelope(Optional<Subject> scope, long digest) {}
+
+  private Envelope envelope(Group g) {
+    Optional<Subject> scope = Optional.empty();
+    if (config.grouping().scopedToSubject()) {
+      Subject first = null;
+      for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
+        Subject s = leaf.items.firstKey().subject;
+        if (first == null || CanonicalOrder.SUBJECT.compare(s, first) < 0) {
+          first = s;
+        }
+      }
+      scope = Optional.ofNullable(first);
+    }
+    ReportKind kind = g.kind;
+    long digest =
+        ContentHash.envelope(kind, g.key.namespace(), g.labels, scope, scope, configuration);
+    return new Envelope(scope, digest);
+  }
+}

@@ -1,0 +1,90 @@
+package dev.tally.report.merge;
+
+import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.PartialReport;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.Subject;
+import dev.tally.report.api.Timestamp;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The merge rule of shared/DESIGN.md in one place, used by both the aggregator and {@link
+ * ReportState}: which register content wins, what a tombstone hides, and how a partial report's
+ * results become the content of its registers.
+ */
+final class MergeRule {
+  private static final Result[] NONE = new Result[0];
+
+  private MergeRule() {}
+
+  /**
+   * Whether content with {@code order} and {@code digest} replaces the register's. Later order
+   * wins; equal orders (one evaluation delivered twice, or a producer reusing a generation) are
+   * decided by the digest so that merging stays commutative.
+   */
+  static boolean wins(Order order, long digest, @Nullable Order existing, long existingDigest) {
+    if (existing == null) {
+      return true;
+    }
+    int c = order.compareTo(existing);
+    return c > 0 || (c == 0 && Long.compareUnsigned(digest, existingDigest) > 0);
+  }
+
+  /** Whether a contribution observed at {@code observedAt} is hidden by a deletion. */
+  static boolean hidden(Timestamp observedAt, @Nullable Timestamp deletedAt) {
+    return deletedAt != null && observedAt.compareTo(deletedAt) <= 0;
+  }
+
+  /**
+   * The register contents a partial report states: for every key of its coverage, its results for
+   * that key, each about the subject when it names no object, without duplicates, in canonical
+   * order. Keys without results map to an empty array: the retraction.
+   */
+  static Map<CoverageKey, Result[]> registerContents(PartialReport p) {
+    var coverage = p.effectiveCoverage();
+    Map<CoverageKey, List<Result>> byKey = new HashMap<>(coverage.size() * 2);
+    List<Subject> subjectOnly = List.of(p.subject());
+    for (Result r : p.results()) {
+      Result normal =
+          r.resources().isEmpty() && r.resourceSelector().isEmpty()
+              ? r.toBuilder().resources(subjectOnly).build()
+              : r;
+      byKey.computeIfAbsent(r.coverageKey(), k -> new ArrayList<>()).add(normal);
+    }
+    Map<CoverageKey, Result[]> out = new HashMap<>(coverage.size() * 2);
+    for (CoverageKey key : coverage) {
+      List<Result> list = byKey.get(key);
+      out.put(key, list == null ? NONE : sortedDistinct(list));
+    }
+    return out;
+  }
+
+  private static Result[] sortedDistinct(List<Result> list) {
+    Result[] a = list.toArray(NONE);
+    if (a.length < 2) {
+      return a;
+    }
+    Arrays.sort(a, CanonicalOrder.RESULT);
+    int n = 1;
+    for (int i = 1; i < a.length; i++) {
+      if (CanonicalOrder.RESULT.compare(a[i], a[n - 1]) != 0) {
+        a[n++] = a[i];
+      }
+    }
+    return n == a.length ? a : Arrays.copyOf(a, n);
+  }
+
+  /** The digest of a register's whole content, for {@link #wins}. */
+  static long digest(Subject subject, Result[] results) {
+    long sum = Fingerprint.subject(results.length, subject);
+    for (Result r : results) {
+      sum += Fingerprint.result(r);
+    }
+    return Fingerprint.mix(sum);
+  }
+}

@@ -1,0 +1,383 @@
+package dev.tally.report.merge;
+
+import dev.tally.report.api.Result;
+import dev.tally.report.api.ResultStatus;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * Splits one group into partitions that respect the limits, stably.
+ *
+ * <p>Every result has a 128-bit path: the digest of its register (uid, source, policy), then the
+ * digest of the result itself. The partitions are the leaves of the binary trie over those paths in
+ * which a node is a leaf exactly when everything under it fits the limits. That is a function of
+ * the group's content alone (any history gives the same partitions), results of one register stay
+ * together unless the register alone is too big, and adding or removing one result changes only the
+ * leaf it lands in, or splits that leaf in two, or merges two leaves into one: at most two
+ * partitions' contents change (when the byte limit binds, a split can yield more pieces).
+ *
+ * <p>Totals are kept at every node, so add and remove cost O(depth + leaf change), not a rebuild.
+ */
+final class PartitionTrie {
+  /** Below this depth a path bit comes from the register digest, from here on from the result's. */
+  static final int REGISTER_BITS = 64;
+
+  static final int MAX_DEPTH = 128;
+
+  private final int maxResults;
+  private final long maxBytes;
+  private Node root = new Leaf(0, 0L, 0L);
+
+  PartitionTrie(int maxResults, long maxBytes) {
+    this.maxResults = maxResults;
+    this.maxBytes = maxBytes;
+  }
+
+  /** Adds a register's effective results; it must not be in the trie. */
+  void add(Register r) {
+    if (r.effective.length > 0) {
+      root = insert(root, r, r.effective);
+    }
+  }
+
+  /** Removes a register's effective results, as they were added. */
+  void remove(Register r) {
+    if (r.effective.length > 0) {
+      root = delete(root, r, r.effective);
+    }
+  }
+
+  boolean isEmpty() {
+    return root.count == 0;
+  }
+
+  int resultCount() {
+    return root.count;
+  }
+
+  /** The non-empty leaves, in path order. */
+  void forEachLeaf(Consumer<Leaf> action) {
+    walk(root, action);
+  }
+
+  List<Leaf> leaves() {
+    List<Leaf> out = new ArrayList<>();
+    forEachLeaf(out::add);
+    return out;
+  }
+
+  private static void walk(Node n, Consumer<Leaf> action) {
+    if (n instanceof Inner in) {
+      walk(in.zero, action);
+      walk(in.one, action);
+    } else if (n.count > 0) {
+      action.accept((Leaf) n);
+    }
+  }
+
+  private boolean fits(int count, long bytes) {
+    return count <= maxResults && bytes <= maxBytes;
+  }
+
+  private Node insert(Node n, Register r, Result[] piece) {
+    int count = piece.length;
+    long bytes = bytesOf(r, piece);
+    if (n instanceof Inner in) {
+      in.count += count;
+      in.bytes += bytes;
+      int depth = in.depth;
+      if (depth < REGISTER_BITS) {
+        if (bit(r.pathHash, depth) == 0) {
+          in.zero = insert(in.zero, r, piece);
+        } else {
+          in.one = insert(in.one, r, piece);
+        }
+      } else {
+        Result[][] halves = byResultBit(piece, depth - REGISTER_BITS);
+        if (halves[0].length > 0) {
+          in.zero = insert(in.zero, r, halves[0]);
+        }
+        if (halves[1].length > 0) {
+          in.one = insert(in.one, r, halves[1]);
+        }
+      }
+      return in;
+    }
+    Leaf leaf = (Leaf) n;
+    leaf.put(r, piece, count, bytes);
+    return fits(leaf.count, leaf.bytes) || leaf.depth >= MAX_DEPTH ? leaf : split(leaf);
+  }
+
+  private Node delete(Node n, Register r, Result[] piece) {
+    int count = piece.length;
+    long bytes = bytesOf(r, piece);
+    if (n instanceof Inner in) {
+      in.count -= count;
+      in.bytes -= bytes;
+      int depth = in.depth;
+      if (depth < REGISTER_BITS) {
+        if (bit(r.pathHash, depth) == 0) {
+          in.zero = delete(in.zero, r, piece);
+        } else {
+          in.one = delete(in.one, r, piece);
+        }
+      } else {
+        Result[][] halves = byResultBit(piece, depth - REGISTER_BITS);
+        if (halves[0].length > 0) {
+          in.zero = delete(in.zero, r, halves[0]);
+        }
+        if (halves[1].length > 0) {
+          in.one = delete(in.one, r, halves[1]);
+        }
+      }
+      return fits(in.count, in.bytes) ? collapse(in) : in;
+    }
+    Leaf leaf = (Leaf) n;
+    leaf.take(r, count, bytes, piece);
+    return leaf;
+  }
+
+  /** Replaces an overfull leaf by an inner node whose children are split until they fit. */
+  private Node split(Leaf leaf) {
+    int depth = leaf.depth;
+    Inner in = new Inner(depth);
+    in.count = leaf.count;
+    in.bytes = leaf.bytes;
+    Leaf zero = new Leaf(depth + 1, leaf.hi, leaf.lo);
+    Leaf one = new Leaf(depth + 1, withBit(leaf.hi, depth), withBit(leaf.lo, depth - 64));
+    for (var e : leaf.items.entrySet()) {
+      Register r = e.getKey();
+      Result[] piece = e.getValue();
+      if (depth < REGISTER_BITS) {
+        (bit(r.pathHash, depth) == 0 ? zero : one).put(r, piece, piece.length, bytesOf(r, piece));
+      } else {
+        Result[][] halves = byResultBit(piece, depth - REGISTER_BITS);
+        if (halves[0].length > 0) {
+          zero.put(r, halves[0], halves[0].length, bytesOf(r, halves[0]));
+        }
+        if (halves[1].length > 0) {
+          one.put(r, halves[1], halves[1].length, bytesOf(r, halves[1]));
+        }
+      }
+    }
+    in.zero = fits(zero.count, zero.bytes) || zero.depth >= MAX_DEPTH ? zero : split(zero);
+    in.one = fits(one.count, one.bytes) || one.depth >= MAX_DEPTH ? one : split(one);
+    return in;
+  }
+
+  /** Replaces a node whose content now fits by one leaf holding all of it. */
+  private Leaf collapse(Inner in) {
+    Leaf leaf = new Leaf(in.depth, 0L, 0L);
+    Leaf first = firstLeaf(in);
+    leaf.hi = first.hi & prefixMask(in.depth);
+    leaf.lo = in.depth > 64 ? first.lo & prefixMask(in.depth - 64) : 0L;
+    Map<Register, List<Result[]>> pieces = new TreeMap<>(Register.ORDER);
+    walk(
+        in,
+        l -> l.items.forEach((r, p) -> pieces.computeIfAbsent(r, k -> new ArrayList<>()).add(p)));
+    for (var e : pieces.entrySet()) {
+      Register r = e.getKey();
+      Result[] piece = join(r, e.getValue());
+      leaf.put(r, piece, piece.length, bytesOf(r, piece));
+    }
+    return leaf;
+  }
+
+  private static Leaf firstLeaf(Node n) {
+    while (n instanceof Inner in) {
+      n = in.zero.count > 0 ? in.zero : in.one;
+    }
+    return (Leaf) n;
+  }
+
+  private static Result[] join(Register r, List<Result[]> pieces) {
+    if (pieces.size() == 1) {
+      return pieces.get(0);
+    }
+    int total = 0;
+    for (Result[] p : pieces) {
+      total += p.length;
+    }
+    if (total == r.effective.length) {
+      return r.effective;
+    }
+    Result[] out = new Result[total];
+    int i = 0;
+    for (Result[] p : pieces) {
+      System.arraycopy(p, 0, out, i, p.length);
+      i += p.length;
+    }
+    Arrays.sort(out, CanonicalOrder.RESULT);
+    return out;
+  }
+
+  private static long bytesOf(Register r, Result[] piece) {
+    if (piece == r.effective) {
+      return r.effectiveBytes;
+    }
+    long b = 0;
+    for (Result x : piece) {
+      b += EncodedSize.of(x) + 1;
+    }
+    return b;
+  }
+
+  private static Result[][] byResultBit(Result[] piece, int bitIndex) {
+    int ones = 0;
+    boolean[] isOne = new boolean[piece.length];
+    for (int i = 0; i < piece.length; i++) {
+      isOne[i] = bit(Fingerprint.result(piece[i]), bitIndex) == 1;
+      if (isOne[i]) {
+        ones++;
+      }
+    }
+    Result[] zero = new Result[piece.length - ones];
+    Result[] one = new Result[ones];
+    int z = 0;
+    int o = 0;
+    for (int i = 0; i < piece.length; i++) {
+      if (isOne[i]) {
+        one[o++] = piece[i];
+      } else {
+        zero[z++] = piece[i];
+      }
+    }
+    return new Result[][] {zero, one};
+  }
+
+  static int bit(long path, int index) {
+    return (int) ((path >>> (63 - index)) & 1L);
+  }
+
+  private static long withBit(long bits, int index) {
+    return index < 0 || index > 63 ? bits : bits | (1L << (63 - index));
+  }
+
+  private static long prefixMask(int depth) {
+    return depth <= 0 ? 0L : depth >= 64 ? -1L : -1L << (64 - depth);
+  }
+
+  /** A node with the totals of everything below it. */
+  abstract static class Node {
+    final int depth;
+    int count;
+    long bytes;
+
+    Node(int depth) {
+      this.depth = depth;
+    }
+  }
+
+  static final class Inner extends Node {
+    Node zero;
+    Node one;
+
+    Inner(int depth) {
+      super(depth);
+    }
+  }
+
+  /** One partition: registers (or pieces of an oversized one) in canonical order. */
+  static final class Leaf extends Node {
+    /** The path prefix: the first 64 bits, then the next 64. */
+    long hi;
+
+    long lo;
+
+    final TreeMap<Register, Result[]> items = new TreeMap<>(Register.ORDER);
+    long resultSum;
+    final int[] statusCounts = new int[ResultStatus.values().length];
+
+    /** Set when the content changed since the last flush. */
+    boolean dirty = true;
+
+    Leaf(int depth, long hi, long lo) {
+      super(depth);
+      this.hi = hi;
+      this.lo = lo;
+    }
+
+    void put(Register r, Result[] piece, int n, long b) {
+      items.put(r, piece);
+      count += n;
+      bytes += b;
+      resultSum += sum(r, piece);
+      for (Result x : piece) {
+        statusCounts[x.status().ordinal()]++;
+      }
+      dirty = true;
+    }
+
+    void take(Register r, int n, long b, Result[] piece) {
+      Result[] had = items.remove(r);
+      if (had == null || had.length != n) {
+        throw new IllegalStateException(
+            "register " + r.key + " of " + r.uid + " is not in this leaf");
+      }
+      count -= n;
+      bytes -= b;
+      resultSum -= sum(r, piece);
+      for (Result x : piece) {
+        statusCounts[x.status().ordinal()]--;
+      }
+      dirty = true;
+    }
+
+    private static long sum(Register r, Result[] piece) {
+      if (piece == r.effective) {
+        return r.effectiveHash;
+      }
+      long s = 0;
+      for (Result x : piece) {
+        s += Fingerprint.result(x);
+      }
+      return s;
+    }
+
+    /**
+     * The partition's name suffix: its path with trailing zeros dropped, in hex; empty for the
+     * all-zero path, so the first partition keeps the group's plain name. Unique among the leaves
+     * of one trie because leaves are prefix-free.
+     */
+    String suffix() {
+      int len = depth;
+      long h = hi;
+      long l = lo;
+      int last = -1;
+      for (int i = 0; i < len; i++) {
+        long word = i < 64 ? h : l;
+        if (((word >>> (63 - (i % 64))) & 1L) == 1L) {
+          last = i;
+        }
+      }
+      if (last < 0) {
+        return "";
+      }
+      StringBuilder sb = new StringBuilder();
+      for (int nibble = 0; nibble * 4 <= last; nibble++) {
+        int v = 0;
+        for (int k = 0; k < 4; k++) {
+          int i = nibble * 4 + k;
+          long word = i < 64 ? h : l;
+          int b = i <= last ? (int) ((word >>> (63 - (i % 64))) & 1L) : 0;
+          v = (v << 1) | b;
+        }
+        sb.append(Character.forDigit(v, 16));
+      }
+      return sb.toString();
+    }
+
+    /** The results of this partition in canonical order. */
+    List<Result> results() {
+      List<Result> out = new ArrayList<>(count);
+      for (Result[] piece : items.values()) {
+        out.addAll(Arrays.asList(piece));
+      }
+      return out;
+    }
+  }
+}

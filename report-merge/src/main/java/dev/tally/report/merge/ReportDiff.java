@@ -1,0 +1,98 @@
+package dev.tally.report.merge;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.Change;
+import dev.tally.report.api.ChangeSet;
+import dev.tally.report.api.ReportRef;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The writes that turn observed aggregates into desired ones. Pure.
+ *
+ * <p>Applying the result to {@code observed} yields {@code desired} for every object Tally may
+ * touch: an object Tally does not own is never updated or deleted (a desired object whose name is
+ * taken by a foreign one is skipped, and logged); an owned object outside {@code mine} (another
+ * aggregator's) is left alone.
+ */
+public final class ReportDiff {
+  private static final Logger LOG = LoggerFactory.getLogger(ReportDiff.class);
+
+  private ReportDiff() {}
+
+  /** The diff over every owned object observed. */
+  public static ChangeSet diff(
+      Collection<AggregateReport> desired, Collection<AggregateReport> observed) {
+    return diff(desired, observed, r -> true);
+  }
+
+  /**
+   * The diff, deleting only owned observed objects that {@code mine} accepts (for example, those
+   * labelled with this aggregator's grouping).
+   */
+  public static ChangeSet diff(
+      Collection<AggregateReport> desired,
+      Collection<AggregateReport> observed,
+      Predicate<AggregateReport> mine) {
+    Map<ReportRef, AggregateReport> seen = new HashMap<>(observed.size() * 2);
+    for (AggregateReport o : observed) {
+      seen.put(o.ref(), o);
+    }
+    List<Change> changes = new ArrayList<>();
+    Set<ReportRef> wanted = new HashSet<>(desired.size() * 2);
+    for (AggregateReport d : desired) {
+      wanted.add(d.ref());
+      AggregateReport o = seen.get(d.ref());
+      if (o == null) {
+        changes.add(new Change.Create(d));
+      } else if (!o.ownedByTally()) {
+        LOG.warn("{} exists and is not managed by tally; leaving it alone", d.ref());
+      } else {
+        String had = hashOf(o);
+        if (!had.equals(hashOf(d))) {
+          changes.add(new Change.Update(d, had));
+        }
+      }
+    }
+    for (AggregateReport o : observed) {
+      if (!wanted.contains(o.ref()) && o.ownedByTally() && mine.test(o)) {
+        changes.add(new Change.Delete(o.ref(), hashOf(o)));
+      }
+    }
+    return new ChangeSet(changes);
+  }
+
+  /** The stored hash, or one computed from the content when none was stored. */
+  static String hashOf(AggregateReport r) {
+    return r.contentHash().isEmpty() ? ContentHash.of(r) : r.contentHash();
+  }
+
+  /** Applies a change set to a collection of observed objects: what a cluster holds afterwards. */
+  public static List<AggregateReport> apply(
+      Collection<AggregateReport> observed, ChangeSet changes) {
+    Map<ReportRef, AggregateReport> state = new HashMap<>();
+    for (AggregateReport o : observed) {
+      state.put(o.ref(), o);
+    }
+    for (Change c : changes.changes()) {
+      if (c instanceof Change.Create create) {
+        state.put(create.ref(), create.report());
+      } else if (c instanceof Change.Update update) {
+        state.put(update.ref(), update.report());
+      } else {
+        state.remove(c.ref());
+      }
+    }
+    List<AggregateReport> out = new ArrayList<>(state.values());
+    out.sort((a, b) -> a.ref().compareTo(b.ref()));
+    return out;
+  }
+}

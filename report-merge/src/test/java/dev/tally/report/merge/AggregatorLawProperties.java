@@ -1,0 +1,270 @@
+package dev.tally.report.merge;
+
+import static dev.tally.report.merge.Fixtures.EXAMPLES;
+import static dev.tally.report.merge.Fixtures.SEED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.AggregatorConfig;
+import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.Liveness;
+import dev.tally.report.api.PartialReport;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.Subject;
+import dev.tally.report.api.Timestamp;
+import dev.tally.report.api.testing.AggregatorEvent;
+import dev.tally.report.api.testing.ModelGen;
+import dev.tally.report.api.testing.RandomModel;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The laws of shared/DESIGN.md, "Merge semantics", checked on the aggregator itself. */
+class AggregatorLawProperties {
+
+  @Test
+  void anyPermutationOfEventsGivesTheSameAggregates() {
+    qt().withFixedSeed(SEED)
+        .withExamples(EXAMPLES)
+        .forAll(ModelGen.events(25), ModelGen.seeds())
+        .checkAssert(
+            (events, seed) -> {
+              Random r = new Random(seed);
+              AggregatorConfig config = Fixtures.randomConfig(r);
+              List<AggregatorEvent> shuffled = new ArrayList<>(events);
+              Collections.shuffle(shuffled, r);
+              assertThat(Fixtures.replay(config, shuffled).aggregates())
+                  .isEqualTo(Fixtures.replay(config, events).aggregates());
+            });
+  }
+
+  @Test
+  void incrementalEqualsBatch() {
+    qt().withFixedSeed(SEED)
+        .withExamples(EXAMPLES)
+        .forAll(ModelGen.events(25), ModelGen.seeds())
+        .checkAssert(
+            (events, seed) -> {
+              Random r = new Random(seed);
+              AggregatorConfig config = Fixtures.randomConfig(r);
+              var incremental = Fixtures.aggregator(config);
+              for (AggregatorEvent e : events) {
+                e.applyTo(incremental);
+                if (r.nextInt(3) == 0) {
+                  incremental.flush();
+                }
+              }
+              ReportState batchState = Fixtures.fold(events);
+              var batch = DefaultReportAggregator.fromState(config, batchState);
+              assertThat(incremental.snapshot()).isEqualTo(batchState);
+              assertThat(incremental.aggregates()).isEqualTo(batch.aggregates());
+            });
+  }
+
+  @Test
+  void aLateOlderReportNeverWins() {
+    qt().withFixedSeed(SEED)
+        .withExamples(EXAMPLES)
+        .forAll(ModelGen.models())
+        .checkAssert(
+            m -> {
+              Subject s = m.subject();
+              PartialReport a = m.partial(s);
+              PartialReport b = m.partial(s);
+              if (PartialReport.ORDER.compare(a, b) == 0) {
+                b =
+                    PartialReport.builder()
+                        .producer(a.producer())
+                        .subject(s)
+                        .coverage(b.effectiveCoverage())
+                        .results(b.results())
+                        .observedAt(a.observedAt())
+                        .generation(a.generation() + 1)
+                        .build();
+              }
+              PartialReport later = PartialReport.ORDER.compare(a, b) >= 0 ? a : b;
+              PartialReport earlier = later == a ? b : a;
+              var config = Fixtures.randomConfig(m.random());
+              var inOrder = Fixtures.aggregator(config);
+              inOrder.apply(earlier);
+              inOrder.apply(later);
+              var lateOlder = Fixtures.aggregator(config);
+              lateOlder.apply(later);
+              lateOlder.apply(earlier);
+              assertThat(lateOlder.aggregates()).isEqualTo(inOrder.aggregates());
+              // and for every key the later one covers, its results are what the aggregates hold
+              for (CoverageKey key : later.effectiveCoverage()) {
+                assertThat(resultsOf(lateOlder.aggregates(), s.uid(), key))
+                    .containsExactlyInAnyOrderElementsOf(
+                        normalized(later, key, lateOlder.config()));
+              }
+            });
+  }
+
+  @Test
+  void aDeletedSubjectIsNeverResurrectedByAnOlderReport() {
+    qt().withFixedSeed(SEED)
+        .withExamples(EXAMPLES)
+        .forAll(ModelGen.models())
+        .checkAssert(
+            m -> {
+              Subject s = m.subject();
+              PartialReport before = m.partial(s);
+              Timestamp deletedAt = before.observedAt();
+              var aggregator = Fixtures.aggregator(Fixtures.randomConfig(m.random()));
+              aggregator.deleteSubject(s.uid(), deletedAt);
+              aggregator.apply(before); // arrives late, observed at the deletion
+              PartialReport older =
+                  PartialReport.builder()
+                      .producer(m.pick(RandomModel.PRODUCERS))
+                      .subject(s)
+                      .coverage(before.effectiveCoverage())
+                      .results(before.results())
+                      .observedAt(new Timestamp(0, 0))
+                      .build();
+              aggregator.apply(older);
+              assertThat(uidsIn(aggregator.aggregates())).doesNotContain(s.uid());
+              assertThat(aggregator.resultCount()).isZero();
+            });
+  }
+
+  @Test
+  void absenceInsideCoverageRetracts() {
+    qt().withFixedSeed(SEED)
+        .withExamples(EXAMPLES)
+        .forAll(ModelGen.models())
+        .checkAssert(
+            m -> {
+              Subject s = m.subject();
+              PartialReport first = m.partial(s);
+              var aggregator = Fixtures.aggregator(Fixtures.randomConfig(m.random()));
+              aggregator.apply(first);
+              PartialReport retraction =
+                  PartialReport.builder()
+                      .producer(m.pick(RandomModel.PRODUCERS))
+                      .subject(s)
+                      .coverage(first.effectiveCoverage())
+                      .observedAt(first.observedAt().plusSeconds(1))
+                      .build();
+              aggregator.apply(retraction);
+              assertThat(uidsIn(aggregator.aggregates())).doesNotContain(s.uid());
+            });
+  }
+
+  @Test
+  void keysOutsideCoverageAreKept() {
+    qt().withFixedSeed(SEED)
+        .withExamples(EXAMPLES)
+        .forAll(ModelGen.models())
+        .checkAssert(
+            m -> {
+              Subject s = m.subject();
+              PartialReport first = m.partial(s);
+              var config = Fixtures.randomConfig(m.random());
+              var aggregator = Fixtures.aggregator(config);
+              aggregator.apply(first);
+              CoverageKey other = CoverageKey.of("elsewhere", "unrelated");
+              aggregator.apply(
+                  PartialReport.builder()
+                      .producer("other")
+                      .subject(s)
+                      .coverage(Set.of(other))
+                      .observedAt(first.observedAt().plusSeconds(5))
+                      .build());
+              for (CoverageKey key : first.effectiveCoverage()) {
+                assertThat(resultsOf(aggregator.aggregates(), s.uid(), key))
+                    .containsExactlyInAnyOrderElementsOf(normalized(first, key, config));
+              }
+            });
+  }
+
+  @Test
+  void livenessIsAFilterThatCommutesWithEveryEvent() {
+    qt().withFixedSeed(SEED)
+        .withExamples(EXAMPLES)
+        .forAll(ModelGen.events(20), ModelGen.seeds())
+        .checkAssert(
+            (events, seed) -> {
+              Random r = new Random(seed);
+              AggregatorConfig config = Fixtures.randomConfig(r);
+              Set<CoverageKey> live = new HashSet<>();
+              for (String src : RandomModel.SOURCES) {
+                for (String p : RandomModel.POLICIES) {
+                  if (r.nextBoolean()) {
+                    live.add(CoverageKey.of(src, p));
+                  }
+                }
+              }
+              Liveness liveness =
+                  Liveness.only(live).withRetiredRule(CoverageKey.of("kyverno", "p0"), "r1");
+              var early = Fixtures.aggregator(config);
+              int at = r.nextInt(events.size() + 1);
+              for (int i = 0; i < events.size(); i++) {
+                if (i == at) {
+                  early.setLiveness(liveness);
+                }
+                events.get(i).applyTo(early);
+                if (r.nextBoolean()) {
+                  early.flush();
+                }
+              }
+              early.setLiveness(liveness);
+              var late = Fixtures.replay(config, events);
+              late.setLiveness(liveness);
+              assertThat(early.aggregates()).isEqualTo(late.aggregates());
+              for (AggregateReport report : late.aggregates()) {
+                for (Result x : report.results()) {
+                  assertThat(liveness.isLive(x.coverageKey(), x.rule())).isTrue();
+                }
+              }
+              // and back: every policy live again restores everything
+              late.setLiveness(Liveness.all());
+              assertThat(late.aggregates()).isEqualTo(Fixtures.replay(config, events).aggregates());
+            });
+  }
+
+  static List<Result> resultsOf(List<AggregateReport> reports, String uid, CoverageKey key) {
+    List<Result> out = new ArrayList<>();
+    for (AggregateReport report : reports) {
+      for (Result r : report.results()) {
+        if (r.coverageKey().equals(key) && mentions(r, uid)) {
+          out.add(r);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** What the aggregator keeps of a partial's results for a key: normalised and deduplicated. */
+  static List<Result> normalized(PartialReport p, CoverageKey key, AggregatorConfig config) {
+    Result[] results = MergeRule.registerContents(p).get(key);
+    List<Result> out = new ArrayList<>();
+    for (Result r : results) {
+      if (config.limits().keeps(r.status()) && mentions(r, p.subject().uid())) {
+        out.add(r);
+      }
+    }
+    return out;
+  }
+
+  private static boolean mentions(Result r, String uid) {
+    return r.resources().stream().anyMatch(s -> s.uid().equals(uid));
+  }
+
+  static Set<String> uidsIn(List<AggregateReport> reports) {
+    Set<String> uids = new HashSet<>();
+    for (AggregateReport report : reports) {
+      for (Result r : report.results()) {
+        r.resources().forEach(s -> uids.add(s.uid()));
+      }
+      report.scope().ifPresent(s -> uids.add(s.uid()));
+    }
+    uids.remove("");
+    return uids;
+  }
+}

@@ -1,0 +1,68 @@
+package dev.tally.report.merge;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.AggregatorConfig;
+import dev.tally.report.api.Grouping;
+import dev.tally.report.api.InputCaps;
+import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.ReportFormat;
+import dev.tally.report.api.ReportLimits;
+import dev.tally.report.api.testing.AggregatorEvent;
+import java.util.List;
+import java.util.Random;
+
+/** Configurations and helpers shared by the merge tests. */
+final class Fixtures {
+  /** Seed of every property test: CI is deterministic; change it locally to explore. */
+  static final long SEED = Long.getLong("tally.seed", 0x7a11_5eedL);
+
+  static final int EXAMPLES = Integer.getInteger("tally.examples", 1000);
+
+  static final List<Grouping> GROUPINGS =
+      List.of(Grouping.perNamespace(), Grouping.perSubject(), Grouping.perNamespaceAndPolicy());
+
+  private Fixtures() {}
+
+  static AggregatorConfig config(Grouping grouping, ReportFormat format, int maxResults) {
+    return new AggregatorConfig(
+        grouping,
+        format,
+        ReportLimits.defaults().withMaxResults(maxResults),
+        InputCaps.defaults(),
+        3600);
+  }
+
+  /** A configuration chosen by the random source: grouping, format and a small maxResults. */
+  static AggregatorConfig randomConfig(Random r) {
+    return config(
+        GROUPINGS.get(r.nextInt(GROUPINGS.size())),
+        r.nextBoolean() ? ReportFormat.WGPOLICY : ReportFormat.OPENREPORTS,
+        1 + r.nextInt(6));
+  }
+
+  static DefaultReportAggregator aggregator(AggregatorConfig config) {
+    return new DefaultReportAggregator(config);
+  }
+
+  static DefaultReportAggregator replay(AggregatorConfig config, List<AggregatorEvent> events) {
+    var a = aggregator(config);
+    events.forEach(e -> e.applyTo(a));
+    return a;
+  }
+
+  static ReportState fold(List<AggregatorEvent> events) {
+    ReportState s = ReportState.empty();
+    for (AggregatorEvent e : events) {
+      if (e instanceof AggregatorEvent.Apply apply) {
+        s = s.apply(apply.partial());
+      } else if (e instanceof AggregatorEvent.Delete delete) {
+        s = s.delete(delete.uid(), delete.deletedAt());
+      }
+    }
+    return s;
+  }
+
+  static List<AggregateReport> published(ReportAggregator a, List<AggregateReport> cluster) {
+    return ReportDiff.apply(cluster, a.flush());
+  }
+}
