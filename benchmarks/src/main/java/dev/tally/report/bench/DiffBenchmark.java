@@ -41,6 +41,9 @@ public class DiffBenchmark {
   @Param({"namespace", "subject"})
   public String grouping;
 
+  @Param("100000")
+  public int results;
+
   private ReportAggregator aggregator = ReportAggregator.builder().build();
   private List<AggregateReport> observed = List.of();
   private List<AggregateReport> desired = List.of();
@@ -50,7 +53,7 @@ public class DiffBenchmark {
   public void load() {
     var scenario =
         DiffScenario.onePercentChanged(
-            ReferenceWorkload.reference(100_000), Groupings.named(grouping));
+            ReferenceWorkload.reference(results), Groupings.named(grouping));
     aggregator = scenario.aggregator();
     observed = scenario.observed();
     desired = aggregator.aggregates();

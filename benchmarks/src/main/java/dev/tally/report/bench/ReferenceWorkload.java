@@ -38,28 +38,29 @@ public final class ReferenceWorkload {
   /** Rescans ({@link #rescan}) happen after this second, later than any initial observation. */
   public static final long RESCAN_SECONDS = BASE_SECONDS + 10_000L;
 
-  private static final String[] POLICY_NAMES = {
-    "disallow-capabilities",
-    "disallow-host-namespaces",
-    "disallow-host-path",
-    "disallow-host-ports",
-    "disallow-host-process",
-    "disallow-privileged-containers",
-    "disallow-proc-mount",
-    "disallow-selinux",
-    "restrict-apparmor-profiles",
-    "restrict-seccomp",
-    "restrict-sysctls",
-    "disallow-capabilities-strict",
-    "disallow-privilege-escalation",
-    "require-run-as-non-root-user",
-    "require-run-as-nonroot",
-    "restrict-seccomp-strict",
-    "restrict-volume-types",
-    "require-labels",
-    "require-requests-limits",
-    "disallow-latest-tag"
-  };
+  /** Names of real Kyverno policies (Pod Security Standards and best practices). */
+  static final List<String> POLICY_NAMES =
+      List.of(
+          "disallow-capabilities",
+          "disallow-host-namespaces",
+          "disallow-host-path",
+          "disallow-host-ports",
+          "disallow-host-process",
+          "disallow-privileged-containers",
+          "disallow-proc-mount",
+          "disallow-selinux",
+          "restrict-apparmor-profiles",
+          "restrict-seccomp",
+          "restrict-sysctls",
+          "disallow-capabilities-strict",
+          "disallow-privilege-escalation",
+          "require-run-as-non-root-user",
+          "require-run-as-nonroot",
+          "restrict-seccomp-strict",
+          "restrict-volume-types",
+          "require-labels",
+          "require-requests-limits",
+          "disallow-latest-tag");
 
   private final WorkloadShape shape;
   private final long seed;
@@ -259,7 +260,7 @@ public final class ReferenceWorkload {
   private static List<String> policyNames(int n) {
     List<String> names = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      names.add(i < POLICY_NAMES.length ? POLICY_NAMES[i] : String.format("policy-%03d", i));
+      names.add(i < POLICY_NAMES.size() ? POLICY_NAMES.get(i) : String.format("policy-%03d", i));
     }
     return List.copyOf(names);
   }
