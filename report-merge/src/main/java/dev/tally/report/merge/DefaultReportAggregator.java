@@ -314,9 +314,11 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
     int bytes = 0;
     long sum = 0;
-    for (Result x : view) {
+    boolean whole = view == r.results;
+    for (int i = 0; i < view.length; i++) {
+      Result x = view[i];
       bytes += EncodedSize.of(x) + 1;
-      sum += Fingerprint.result(x);
+      sum += whole ? r.resultDigests[i] : Fingerprint.result(x);
     }
     r.effective = view;
     r.effectiveBytes = bytes;
