@@ -26,11 +26,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * its flush, in at most 20 µs, at least 1000 times faster than the baseline. Every operation is a
  * real change: it rescans one of {@value #RING} subjects spread over all namespaces, alternately
  * with one result flipped and with the original results, at a later observation time than any
- * before, so each flush writes exactly one update. Building the {@link PartialReport} value (a few
- * hundred nanoseconds of validation) is part of the operation, as it is for a caller. At 10k, 100k
- * and 1M results: it should stay flat.
+ * before, so each flush writes exactly one update (of a 1000-result namespace report). Building the
+ * {@link PartialReport} value (validation of 10 results) is part of the operation, as it is for a
+ * caller. Tally at 10k, 100k and 1M results (it should stay flat); the baseline, which rebuilds
+ * every namespace on each flush, at 10k and 100k.
  */
-@State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 2, time = 2)
@@ -41,63 +41,85 @@ import org.openjdk.jmh.annotations.Warmup;
 public class UpsertBenchmark {
   static final int RING = 1024;
 
-  @Param({"10000", "100000", "1000000"})
-  public int results;
+  /** A loaded aggregator and the rescans to feed it. */
+  public abstract static class Loaded {
+    ReferenceWorkload workload = ReferenceWorkload.reference(10);
+    int[] subjects = new int[0];
+    List<List<Result>> flipped = List.of();
+    List<List<Result>> original = List.of();
+    long ops;
 
-  private ReferenceWorkload workload = ReferenceWorkload.reference(10);
-  private int[] subjects = new int[0];
-  private List<List<Result>> flipped = List.of();
-  private List<List<Result>> original = List.of();
-  private ReportAggregator aggregator = ReportAggregator.builder().build();
-  private BaselineAggregator baseline = new BaselineAggregator();
-  private long tallyOps;
-  private long baselineOps;
-
-  @Setup
-  public void load() {
-    workload = ReferenceWorkload.reference(results);
-    int n = workload.partials().size();
-    int ring = Math.min(RING, n);
-    subjects = new int[ring];
-    List<List<Result>> flips = new ArrayList<>(ring);
-    List<List<Result>> originals = new ArrayList<>(ring);
-    for (int i = 0; i < ring; i++) {
-      subjects[i] = (int) ((long) i * n / ring);
-      flips.add(workload.flippedResults(subjects[i], i));
-      originals.add(workload.partials().get(subjects[i]).results());
+    void load(int results) {
+      workload = ReferenceWorkload.reference(results);
+      int n = workload.partials().size();
+      int ring = Math.min(RING, n);
+      subjects = new int[ring];
+      List<List<Result>> flips = new ArrayList<>(ring);
+      List<List<Result>> originals = new ArrayList<>(ring);
+      for (int i = 0; i < ring; i++) {
+        subjects[i] = (int) ((long) i * n / ring);
+        flips.add(workload.flippedResults(subjects[i], i));
+        originals.add(workload.partials().get(subjects[i]).results());
+      }
+      flipped = List.copyOf(flips);
+      original = List.copyOf(originals);
     }
-    flipped = List.copyOf(flips);
-    original = List.copyOf(originals);
 
-    aggregator = ReportAggregator.builder().grouping(Grouping.perNamespace()).build();
-    baseline = new BaselineAggregator();
-    for (PartialReport p : workload.partials()) {
-      aggregator.apply(p);
-      baseline.apply(p);
+    /** The next rescan: later than every earlier one, and different from the last. */
+    PartialReport nextRescan() {
+      long op = ops++;
+      int slot = (int) (op % subjects.length);
+      boolean flip = (op / subjects.length) % 2 == 0;
+      Timestamp at =
+          new Timestamp(
+              ReferenceWorkload.RESCAN_SECONDS + op / 1_000_000_000L, (int) (op % 1_000_000_000L));
+      return workload.rescan(subjects[slot], flip ? flipped.get(slot) : original.get(slot), at);
     }
-    aggregator.flush();
-    baseline.flush();
   }
 
-  /** The {@code op}-th rescan: later than every earlier one, and different from the last. */
-  private PartialReport rescan(long op) {
-    int slot = (int) (op % subjects.length);
-    boolean flip = (op / subjects.length) % 2 == 0;
-    Timestamp at =
-        new Timestamp(
-            ReferenceWorkload.RESCAN_SECONDS + op / 1_000_000_000L, (int) (op % 1_000_000_000L));
-    return workload.rescan(subjects[slot], flip ? flipped.get(slot) : original.get(slot), at);
+  /** Tally's aggregator loaded with the reference workload at each size, flushed. */
+  @State(Scope.Benchmark)
+  public static class TallyState extends Loaded {
+    @Param({"10000", "100000", "1000000"})
+    public int results;
+
+    ReportAggregator aggregator = ReportAggregator.builder().build();
+
+    @Setup
+    public void setUp() {
+      load(results);
+      aggregator = ReportAggregator.builder().grouping(Grouping.perNamespace()).build();
+      workload.partials().forEach(aggregator::apply);
+      aggregator.flush();
+    }
+  }
+
+  /** The baseline loaded with the reference workload, flushed. */
+  @State(Scope.Benchmark)
+  public static class BaselineState extends Loaded {
+    @Param({"10000", "100000"})
+    public int baselineResults;
+
+    BaselineAggregator baseline = new BaselineAggregator();
+
+    @Setup
+    public void setUp() {
+      load(baselineResults);
+      baseline = new BaselineAggregator();
+      workload.partials().forEach(baseline::apply);
+      baseline.flush();
+    }
   }
 
   @Benchmark
-  public ChangeSet tally() {
-    aggregator.apply(rescan(tallyOps++));
-    return aggregator.flush();
+  public ChangeSet tally(TallyState state) {
+    state.aggregator.apply(state.nextRescan());
+    return state.aggregator.flush();
   }
 
   @Benchmark
-  public List<BaselineAggregator.Write> baseline() {
-    baseline.apply(rescan(baselineOps++));
-    return baseline.flush();
+  public List<BaselineAggregator.Write> baseline(BaselineState state) {
+    state.baseline.apply(state.nextRescan());
+    return state.baseline.flush();
   }
 }

@@ -23,10 +23,14 @@ class BenchmarkScenariosTest {
   @Test
   void fullAggregationOfTallyAndBaselineGiveTheSameResultsPerNamespace() {
     var bench = new FullAggregationBenchmark();
-    bench.results = 10_000;
-    bench.generate();
-    var tally = bench.tally();
-    var baseline = bench.baseline();
+    var workload = new FullAggregationBenchmark.Workload();
+    workload.results = 10_000;
+    workload.generate();
+    var baselineWorkload = new FullAggregationBenchmark.BaselineWorkload();
+    baselineWorkload.baselineResults = 10_000;
+    baselineWorkload.generate();
+    var tally = bench.tally(workload);
+    var baseline = bench.baseline(baselineWorkload);
     assertThat(tally.creates()).hasSize(100);
     assertThat(baseline).hasSize(100);
 
@@ -48,15 +52,19 @@ class BenchmarkScenariosTest {
   @Test
   void everyUpsertOperationWritesExactlyOneUpdateEvenAfterTheRingWraps() {
     var bench = new UpsertBenchmark();
-    bench.results = 10_000;
-    bench.load();
+    var tallyState = new UpsertBenchmark.TallyState();
+    tallyState.results = 10_000;
+    tallyState.setUp();
+    var baselineState = new UpsertBenchmark.BaselineState();
+    baselineState.baselineResults = 10_000;
+    baselineState.setUp();
     for (int i = 0; i < 2_100; i++) {
-      var changes = bench.tally();
+      var changes = bench.tally(tallyState);
       assertThat(changes.updates()).as("operation %d", i).hasSize(1);
       assertThat(changes.size()).isEqualTo(1);
     }
     for (int i = 0; i < 50; i++) {
-      assertThat(bench.baseline())
+      assertThat(bench.baseline(baselineState))
           .singleElement()
           .extracting(BaselineAggregator.Write::verb)
           .isEqualTo("update");
