@@ -14,7 +14,8 @@ import org.openjdk.jol.info.GraphLayout;
  * indexes, the results and every string they hold. The baseline is measured the same way.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.tally.report.bench.RetainedHeap
- * [results...]} (default 100000). Prints a Markdown table.
+ * [results...]} (default 100000). Prints a Markdown table. With {@code --footprint N} it prints
+ * JOL's class histogram of the aggregator state at N results instead.
  */
 public final class RetainedHeap {
   private RetainedHeap() {}
@@ -43,11 +44,20 @@ public final class RetainedHeap {
   }
 
   public static void main(String[] args) {
+    // JOL reads field offsets of records (the whole model) only through its "magic" accessor
+    System.setProperty("jol.magicFieldOffset", "true");
+    PrintStream out = System.out;
+    if (args.length == 2 && args[0].equals("--footprint")) {
+      // where the bytes go: JOL's class histogram of the aggregator state, decoded strings
+      int size = Integer.parseInt(args[1]);
+      var aggregator = loadedAggregator(ReferenceWorkload.reference(size));
+      out.println(GraphLayout.parseInstance(aggregator).toFootprint());
+      return;
+    }
     int[] sizes = args.length == 0 ? new int[] {100_000} : new int[args.length];
     for (int i = 0; i < args.length; i++) {
       sizes[i] = Integer.parseInt(args[i]);
     }
-    PrintStream out = System.out;
     out.println("| results | strings | Tally bytes/result | baseline bytes/result | budget |");
     out.println("|---:|---|---:|---:|---:|");
     for (int size : sizes) {
