@@ -401,9 +401,21 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   @Override
   public ChangeSet resync(Collection<AggregateReport> observed) {
-    List<AggregateReport> desired = aggregates();
+    // desired partitions by name and hash; a report is built only for what must be written
+    List<ReportDiff.Desired> desired = new ArrayList<>();
+    for (Group g : groups.values()) {
+      Envelope env = envelope(g);
+      for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
+        Summary summary = summary(leaf);
+        String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
+        String name = ReportNames.partition(g.baseName, leaf.suffix());
+        desired.add(
+            new ReportDiff.Desired(
+                ref(g, name), hash, () -> report(g, env, leaf, name, summary, hash)));
+      }
+    }
     ChangeSet changes =
-        ReportDiff.diff(
+        ReportDiff.diffLazily(
             desired,
             observed,
             o ->
