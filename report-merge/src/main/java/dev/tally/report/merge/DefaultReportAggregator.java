@@ -12,7 +12,6 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportConfiguration;
 import dev.tally.report.api.ReportFormat;
-import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
@@ -403,16 +402,22 @@ final class DefaultReportAggregator implements ReportAggregator {
   public ChangeSet resync(Collection<AggregateReport> observed) {
     // desired partitions by name and hash; a report is built only for what must be written
     List<ReportDiff.Desired> desired = new ArrayList<>();
+    Map<Group, List<ReportDiff.Desired>> byGroup = new HashMap<>(groups.size() * 2);
+    Map<Group, Long> envelopes = new HashMap<>(groups.size() * 2);
     for (Group g : groups.values()) {
       Envelope env = envelope(g);
+      List<ReportDiff.Desired> mine = new ArrayList<>(1);
       for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
         Summary summary = summary(leaf);
         String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
         String name = ReportNames.partition(g.baseName, leaf.suffix());
-        desired.add(
+        mine.add(
             new ReportDiff.Desired(
                 ref(g, name), hash, () -> report(g, env, leaf, name, summary, hash)));
       }
+      desired.addAll(mine);
+      byGroup.put(g, mine);
+      envelopes.put(g, env.digest);
     }
     ChangeSet changes =
         ReportDiff.diffLazily(
@@ -425,15 +430,12 @@ final class DefaultReportAggregator implements ReportAggregator {
     // what is desired is now taken as published
     for (Iterator<Group> it = groups.values().iterator(); it.hasNext(); ) {
       Group g = it.next();
-      Envelope env = envelope(g);
       g.published.clear();
-      for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
-        leaf.dirty = false;
-        g.published.put(
-            ReportNames.partition(g.baseName, leaf.suffix()),
-            ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary(leaf)));
+      for (ReportDiff.Desired d : byGroup.get(g)) {
+        g.published.put(d.ref().name(), d.contentHash());
       }
-      g.publishedEnvelope = env.digest;
+      g.trie.forEachLeaf(leaf -> leaf.dirty = false);
+      g.publishedEnvelope = envelopes.get(g);
       g.dirty = false;
       if (g.trie.isEmpty()) {
         it.remove();
@@ -514,9 +516,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
       scope = Optional.ofNullable(first);
     }
-    ReportKind kind = g.kind;
-    long digest =
-        ContentHash.envelope(kind, g.key.namespace(), g.labels, scope, scope, configuration);
+    long digest = ContentHash.envelope(g.envelopePrefix, scope, scope, configuration);
     return new Envelope(scope, digest);
   }
 }

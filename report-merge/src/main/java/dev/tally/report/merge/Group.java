@@ -18,6 +18,9 @@ final class Group {
   final Map<String, String> labels;
   final PartitionTrie trie;
 
+  /** {@link ContentHash#prefix} of this group's kind, namespace and labels, which never change. */
+  final long envelopePrefix;
+
   /** Partition name to the content hash last published. */
   final Map<String, String> published = new HashMap<>(4);
 
@@ -41,5 +44,6 @@ final class Group {
                 DefaultReportAggregator.GROUPING_LABEL,
                 ReportNames.sanitize(groupingId)));
     this.trie = trie;
+    this.envelopePrefix = ContentHash.prefix(kind, key.namespace(), labels);
   }
 }
