@@ -344,6 +344,8 @@ final class DefaultReportAggregator implements ReportAggregator {
   }
 
   private void markDirty(Group g) {
+    // the scope, and so the envelope, may change with the content
+    g.envelope = null;
     if (!g.dirty) {
       g.dirty = true;
       dirty.add(g);
@@ -402,8 +404,9 @@ final class DefaultReportAggregator implements ReportAggregator {
   public ChangeSet resync(Collection<AggregateReport> observed) {
     // desired partitions by name and hash; a report is built only for what must be written
     List<ReportDiff.Desired> desired = new ArrayList<>();
-    Map<Group, List<ReportDiff.Desired>> byGroup = new HashMap<>(groups.size() * 2);
-    Map<Group, Long> envelopes = new HashMap<>(groups.size() * 2);
+    // per group, in the order of groups.values(), which nothing changes until the end
+    List<List<ReportDiff.Desired>> byGroup = new ArrayList<>(groups.size());
+    long[] envelopes = new long[groups.size()];
     for (Group g : groups.values()) {
       Envelope env = envelope(g);
       List<ReportDiff.Desired> mine = new ArrayList<>(1);
@@ -416,8 +419,8 @@ final class DefaultReportAggregator implements ReportAggregator {
                 ref(g, name), hash, () -> report(g, env, leaf, name, summary, hash)));
       }
       desired.addAll(mine);
-      byGroup.put(g, mine);
-      envelopes.put(g, env.digest);
+      envelopes[byGroup.size()] = env.digest;
+      byGroup.add(mine);
     }
     ChangeSet changes =
         ReportDiff.diffLazily(
@@ -428,14 +431,15 @@ final class DefaultReportAggregator implements ReportAggregator {
                     && ReportNames.sanitize(config.grouping().id())
                         .equals(o.labels().get(GROUPING_LABEL)));
     // what is desired is now taken as published
-    for (Iterator<Group> it = groups.values().iterator(); it.hasNext(); ) {
+    int index = 0;
+    for (Iterator<Group> it = groups.values().iterator(); it.hasNext(); index++) {
       Group g = it.next();
       g.published.clear();
-      for (ReportDiff.Desired d : byGroup.get(g)) {
+      for (ReportDiff.Desired d : byGroup.get(index)) {
         g.published.put(d.ref().name(), d.contentHash());
       }
       g.trie.forEachLeaf(leaf -> leaf.dirty = false);
-      g.publishedEnvelope = envelopes.get(g);
+      g.publishedEnvelope = envelopes[index];
       g.dirty = false;
       if (g.trie.isEmpty()) {
         it.remove();
@@ -502,9 +506,12 @@ final class DefaultReportAggregator implements ReportAggregator {
   }
 
   /** The part of every partition of a group that is not its results. */
-  private record Envelope(Optional<Subject> scope, long digest) {}
+  record Envelope(Optional<Subject> scope, long digest) {}
 
   private Envelope envelope(Group g) {
+    if (g.envelope != null) {
+      return g.envelope;
+    }
     Optional<Subject> scope = Optional.empty();
     if (config.grouping().scopedToSubject()) {
       Subject first = null;
@@ -517,6 +524,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       scope = Optional.ofNullable(first);
     }
     long digest = ContentHash.envelope(g.envelopePrefix, scope, scope, configuration);
-    return new Envelope(scope, digest);
+    g.envelope = new Envelope(scope, digest);
+    return g.envelope;
   }
 }

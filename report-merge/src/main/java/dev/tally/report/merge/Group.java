@@ -29,6 +29,9 @@ final class Group {
 
   boolean dirty;
 
+  /** The envelope as last computed; null when the content changed since. */
+  DefaultReportAggregator.@Nullable Envelope envelope;
+
   Group(GroupKey key, ReportKind kind, String groupingId, PartitionTrie trie) {
     this.key = key;
     this.kind = kind;
