@@ -407,19 +407,32 @@ final class DefaultReportAggregator implements ReportAggregator {
     // per group, in the order of groups.values(), which nothing changes until the end
     List<List<ReportDiff.Desired>> byGroup = new ArrayList<>(groups.size());
     long[] envelopes = new long[groups.size()];
+    boolean[] clean = new boolean[groups.size()];
     for (Group g : groups.values()) {
-      Envelope env = envelope(g);
-      List<ReportDiff.Desired> mine = new ArrayList<>(1);
-      for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
-        Summary summary = summary(leaf);
-        String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
-        String name = ReportNames.partition(g.baseName, leaf.suffix());
-        mine.add(
-            new ReportDiff.Desired(
-                ref(g, name), hash, () -> report(g, env, leaf, name, summary, hash)));
+      int index = byGroup.size();
+      List<ReportDiff.Desired> mine = new ArrayList<>(Math.max(1, g.published.size()));
+      if (!g.dirty && g.publishedEnvelope != null) {
+        // unchanged since it was published: its partitions are exactly the published ones
+        clean[index] = true;
+        envelopes[index] = g.publishedEnvelope;
+        for (var e : g.published.entrySet()) {
+          String name = e.getKey();
+          mine.add(
+              new ReportDiff.Desired(ref(g, name), e.getValue(), () -> partitionNamed(g, name)));
+        }
+      } else {
+        Envelope env = envelope(g);
+        envelopes[index] = env.digest;
+        for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
+          Summary summary = summary(leaf);
+          String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
+          String name = ReportNames.partition(g.baseName, leaf.suffix());
+          mine.add(
+              new ReportDiff.Desired(
+                  ref(g, name), hash, () -> report(g, env, leaf, name, summary, hash)));
+        }
       }
       desired.addAll(mine);
-      envelopes[byGroup.size()] = env.digest;
       byGroup.add(mine);
     }
     ChangeSet changes =
@@ -434,6 +447,9 @@ final class DefaultReportAggregator implements ReportAggregator {
     int index = 0;
     for (Iterator<Group> it = groups.values().iterator(); it.hasNext(); index++) {
       Group g = it.next();
+      if (clean[index]) {
+        continue;
+      }
       g.published.clear();
       for (ReportDiff.Desired d : byGroup.get(index)) {
         g.published.put(d.ref().name(), d.contentHash());
@@ -488,6 +504,19 @@ final class DefaultReportAggregator implements ReportAggregator {
         List.of(r.results),
         r.order.observedAt(),
         r.order.generation());
+  }
+
+  /** The current partition of {@code g} named {@code name}, which must exist. */
+  private AggregateReport partitionNamed(Group g, String name) {
+    Envelope env = envelope(g);
+    for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
+      if (ReportNames.partition(g.baseName, leaf.suffix()).equals(name)) {
+        Summary summary = summary(leaf);
+        String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
+        return report(g, env, leaf, name, summary, hash);
+      }
+    }
+    throw new IllegalStateException("group " + g.key + " has no partition " + name);
   }
 
   private AggregateReport report(
