@@ -171,6 +171,34 @@ class OutputProperties {
   }
 
   @Test
+  void aNewEvaluationWithTheSameVerdictsWritesNothing() {
+    qt().withFixedSeed(SEED)
+        .withExamples(EXAMPLES)
+        .forAll(ModelGen.events(30), ModelGen.seeds())
+        .checkAssert(
+            (events, seed) -> {
+              Random r = new Random(seed);
+              var a = Fixtures.replay(Fixtures.randomConfig(r), events);
+              a.flush();
+              // every subject re-evaluated later, by another producer, with the same verdicts
+              var state = a.snapshot();
+              state
+                  .registers()
+                  .forEach(
+                      (id, content) ->
+                          a.apply(
+                              PartialReport.builder()
+                                  .producer("rescan")
+                                  .subject(content.subject())
+                                  .coverage(Set.of(id.key()))
+                                  .results(content.results())
+                                  .observedAt(new Timestamp(1000, r.nextInt(1000)))
+                                  .build()));
+              assertThat(a.flush().isEmpty()).isTrue();
+            });
+  }
+
+  @Test
   void flushAfterFlushWithNoInputIsEmpty() {
     forEachOutcome(
         (config, a) -> {
