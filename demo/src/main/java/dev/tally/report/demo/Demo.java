@@ -1,11 +1,9 @@
 package dev.tally.report.demo;
 
 import dev.tally.report.api.AggregateReport;
-import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.Liveness;
-import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportLimits;
 import dev.tally.report.api.Result;
@@ -13,16 +11,50 @@ import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Severity;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.AggregatorController;
+import dev.tally.report.fabric8.ApiBudget;
+import dev.tally.report.fabric8.ClusterPolicyReportResource;
+import dev.tally.report.fabric8.Evaluation;
+import dev.tally.report.fabric8.PartialReportPublisher;
+import dev.tally.report.fabric8.PartialReportResource;
+import dev.tally.report.fabric8.PolicyReportResource;
+import dev.tally.report.fabric8.ReportCodec;
+import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.TallyResources;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Queue;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Aggregates the partial reports of a generated cluster in memory and prints the reports like
- * {@code kubectl get polr -A}, with what each step would write.
+ * Tally end to end on an in-process mock API server: producers write partial reports about a
+ * generated cluster with churn, the aggregator turns them into PolicyReports, and the demo prints
+ * them like {@code kubectl get polr -A} with the API requests each side made.
  */
 public final class Demo {
   private static final List<String> POLICIES =
@@ -33,65 +65,300 @@ public final class Demo {
           "disallow-privileged",
           "restrict-host-path",
           "require-probes");
+  private static final String REMOVED_POLICY = "require-probes";
+
+  /** Held so the level sticks: the mock server logs every request through java.util.logging. */
+  private static final java.util.logging.Logger MOCK_SERVER_LOG =
+      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
 
   private final PrintStream out;
   private final Random random = new Random(42);
+  private final int namespaces;
+  private final int podsPerNamespace;
+  private final Map<String, LongAdder> tallyWrites = new ConcurrentHashMap<>();
+  private volatile String phase = "starting";
+  private long tick = 1_700_000_000L;
 
-  Demo(PrintStream out) {
+  Demo(PrintStream out, int namespaces, int podsPerNamespace) {
     this.out = out;
+    this.namespaces = namespaces;
+    this.podsPerNamespace = podsPerNamespace;
   }
 
   public static void main(String[] args) {
-    new Demo(System.out).run(8, 60);
+    int status = 0;
+    try {
+      new Demo(System.out, 6, 40).run();
+    } catch (Exception e) {
+      System.out.println();
+      e.printStackTrace();
+      status = 1;
+    }
+    System.exit(status); // the mock server's and the clients' threads are not daemons
   }
 
-  void run(int namespaces, int podsPerNamespace) {
-    ReportAggregator aggregator =
-        ReportAggregator.builder()
-            .grouping(Grouping.perNamespace())
-            .limits(ReportLimits.defaults().withMaxResults(200))
-            .build();
+  void run() throws Exception {
+    MOCK_SERVER_LOG.setLevel(java.util.logging.Level.WARNING);
+    long started = System.nanoTime();
+    Map<ServerRequest, Queue<ServerResponse>> stubs = new HashMap<>();
+    var server =
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), stubs, new KubernetesMixedDispatcher(stubs), false);
+    server.init();
+    var aggregatorRequests = new RequestCounter();
+    var producerRequests = new RequestCounter();
+    KubernetesClient aggregatorClient = client(server, aggregatorRequests);
+    KubernetesClient producerClient = client(server, producerRequests);
+    KubernetesClient admin = client(server, new RequestCounter());
 
+    ScheduledExecutorService progress =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "progress");
+              t.setDaemon(true);
+              return t;
+            });
+    progress.scheduleAtFixedRate(
+        () ->
+            out.printf(
+                "\r%5.1fs  %-50s  aggregator %4d requests  producers %5d requests ",
+                (System.nanoTime() - started) / 1e9,
+                phase,
+                aggregatorRequests.total(),
+                producerRequests.total()),
+        0,
+        100,
+        TimeUnit.MILLISECONDS);
+
+    phase = "installing CRDs";
+    installCrds(admin);
+
+    TallyMetrics metrics =
+        new TallyMetrics() {
+          @Override
+          public void write(String verb, dev.tally.report.api.ReportRef ref) {
+            tallyWrites.computeIfAbsent(verb, v -> new LongAdder()).increment();
+          }
+        };
+    ApiBudget budget = ApiBudget.of(2000, 200);
+    AggregatorController controller =
+        AggregatorController.builder(aggregatorClient)
+            .aggregator(
+                () ->
+                    ReportAggregator.builder()
+                        .grouping(Grouping.perNamespace())
+                        .limits(ReportLimits.defaults().withMaxResults(250))
+                        .build())
+            .budget(budget)
+            .metrics(metrics)
+            .flushWindow(Duration.ofSeconds(1))
+            .build()
+            .start();
+    PartialReportPublisher admission =
+        PartialReportPublisher.builder(producerClient).budget(budget).build();
+
+    // creates: pods appear; admission evaluates a quarter of them before they exist (CREATE)
+    phase = "creating pods, admission evaluates them";
     List<Subject> pods = new ArrayList<>();
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
     for (int n = 0; n < namespaces; n++) {
-      for (int p = 0; p < podsPerNamespace * (n + 1) / 2; p++) {
-        pods.add(Subject.of("v1", "Pod", "team-" + n, "app-" + p, "uid-" + n + "-" + p));
+      String ns = "team-" + n;
+      admin
+          .namespaces()
+          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+          .create();
+      int count = podsPerNamespace * (n + 1) / 3 + 5;
+      for (int p = 0; p < count; p++) {
+        Subject unborn = Subject.of("v1", "Pod", ns, "app-" + p, "");
+        if (p % 4 == 0) {
+          writes.add(admission.publish(evaluate("admission", unborn)));
+        }
+        Pod pod = createPod(admin, ns, "app-" + p);
+        Subject subject = unborn.withUid(pod.getMetadata().getUid());
+        pods.add(subject);
+        if (p % 4 != 0) {
+          writes.add(admission.publish(evaluate("admission", subject)));
+        }
       }
     }
-    long now = 1_700_000_000L;
+    await(writes);
+    phase = "adopting reports written before their pod existed";
+    admission.adoptPending();
 
-    // admission evaluates every pod as it is created, the background scan re-evaluates later
+    phase = "background scan of " + pods.size() + " pods";
+    PartialReportPublisher background =
+        PartialReportPublisher.builder(producerClient).budget(budget).build();
+    writes.clear();
     for (Subject pod : pods) {
-      aggregator.apply(evaluate(pod, "admission", now));
+      writes.add(background.publish(evaluate("background", pod)));
     }
-    step("admission of " + pods.size() + " pods", aggregator.flush());
-    for (Subject pod : pods) {
-      aggregator.apply(evaluate(pod, "background", now + 60));
-    }
-    step("background scan, same verdicts mostly", aggregator.flush());
-    step("nothing changed", aggregator.flush());
+    await(writes);
 
-    // churn: pods deleted, a policy retired
-    for (int i = 0; i < pods.size(); i += 7) {
-      aggregator.deleteSubject(pods.get(i).uid(), Timestamp.ofSeconds(now + 120));
+    phase = "churn: pods deleted, created, changed";
+    writes.clear();
+    List<Subject> deleted = new ArrayList<>();
+    for (int i = 0; i < pods.size(); i += 9) {
+      deleted.add(pods.get(i));
     }
-    step("every 7th pod deleted", aggregator.flush());
+    for (Subject gone : deleted) {
+      admin.pods().inNamespace(gone.namespace()).withName(gone.name()).delete();
+      // garbage collection removes the partial reports the pod owned
+      admin
+          .resources(PartialReportResource.class)
+          .inNamespace(gone.namespace())
+          .withLabel(ReportCodec.SUBJECT_UID_LABEL, gone.uid())
+          .delete();
+    }
+    pods.removeAll(deleted);
+    for (int n = 0; n < namespaces; n += 2) {
+      for (int p = 0; p < 5; p++) {
+        Pod pod = createPod(admin, "team-" + n, "new-" + p);
+        Subject subject =
+            Subject.of("v1", "Pod", "team-" + n, "new-" + p, pod.getMetadata().getUid());
+        pods.add(subject);
+        writes.add(admission.publish(evaluate("admission", subject)));
+      }
+    }
+    for (int i = 1; i < pods.size(); i += 5) {
+      writes.add(background.publish(evaluate("background", pods.get(i))));
+    }
+    await(writes);
+
+    phase = "policy " + REMOVED_POLICY + " removed";
     Set<CoverageKey> live = new HashSet<>();
-    for (String policy : POLICIES.subList(1, POLICIES.size())) {
-      live.add(CoverageKey.of("kyverno", policy));
+    for (String policy : POLICIES) {
+      if (!policy.equals(REMOVED_POLICY)) {
+        live.add(CoverageKey.of("kyverno", policy));
+      }
     }
-    aggregator.setLiveness(Liveness.only(live));
-    step("policy " + POLICIES.get(0) + " removed", aggregator.flush());
+    controller.setLiveness(Liveness.only(live)).get(10, TimeUnit.SECONDS);
 
+    phase = "waiting for the aggregates to converge";
+    awaitConverged(controller, admin);
+    long writesBefore = aggregatorRequests.writes();
+
+    phase = "steady state: same evaluations again, resync";
+    writes.clear();
+    for (int i = 0; i < pods.size(); i += 10) {
+      Subject pod = pods.get(i);
+      Evaluation last = lastEvaluations.get("background/" + pod.uid());
+      if (last != null) {
+        writes.add(background.publish(last));
+      }
+    }
+    await(writes);
+    controller.flushNow().get(10, TimeUnit.SECONDS);
+    controller.resyncNow().get(10, TimeUnit.SECONDS);
+    long steadyWrites = aggregatorRequests.writes() - writesBefore;
+
+    progress.shutdownNow();
+    progress.awaitTermination(1, TimeUnit.SECONDS);
+    out.printf("\r%-110s%n", "done in " + (System.nanoTime() - started) / 1_000_000 + " ms");
+    out.println();
+    printReports(admin);
     out.println();
     out.printf(
-        "%-10s %-28s %6s %6s %6s %6s %6s%n",
-        "NAMESPACE", "NAME", "PASS", "FAIL", "WARN", "ERROR", "SKIP");
-    for (AggregateReport r : aggregator.aggregates()) {
+        "%d pods in %d namespaces, %d deleted, %d policies (%s removed)%n",
+        pods.size(), namespaces, deleted.size(), POLICIES.size(), REMOVED_POLICY);
+    out.println();
+    out.println("API requests by verb");
+    printRequests("aggregator", aggregatorRequests.snapshot());
+    printRequests("producers", producerRequests.snapshot());
+    out.printf("%-12s %s%n", "tally writes", new TreeMap<>(snapshot(tallyWrites)));
+    out.printf(
+        "steady state: %d writes after the same evaluations were published again%n", steadyWrites);
+
+    background.close();
+    admission.close();
+    controller.close();
+    aggregatorClient.close();
+    producerClient.close();
+    admin.close();
+    server.destroy();
+  }
+
+  private final Map<String, Evaluation> lastEvaluations = new HashMap<>();
+
+  private Evaluation evaluate(String producer, Subject pod) {
+    tick++;
+    List<Result> results = new ArrayList<>();
+    Set<CoverageKey> coverage = new HashSet<>();
+    for (String policy : POLICIES) {
+      coverage.add(CoverageKey.of("kyverno", policy));
+      int roll = random.nextInt(20);
+      ResultStatus status =
+          roll == 0
+              ? ResultStatus.ERROR
+              : roll < 3
+                  ? ResultStatus.FAIL
+                  : roll < 5
+                      ? ResultStatus.WARN
+                      : roll == 5 ? ResultStatus.SKIP : ResultStatus.PASS;
+      results.add(
+          Result.builder()
+              .source("kyverno")
+              .policy(policy)
+              .rule("check-" + policy)
+              .status(status)
+              .severity(Severity.MEDIUM)
+              .category("Pod Security")
+              .message(status == ResultStatus.PASS ? "rule passed" : "validation failed: " + policy)
+              .resource(pod)
+              .build());
+    }
+    var e = new Evaluation(producer, pod, "", coverage, results, new Timestamp(tick, 0), 0);
+    if (!pod.uid().isEmpty()) {
+      lastEvaluations.put(producer + "/" + pod.uid(), e);
+    }
+    return e;
+  }
+
+  private void awaitConverged(AggregatorController controller, KubernetesClient admin)
+      throws Exception {
+    for (int i = 0; i < 600; i++) {
+      controller.flushNow().get(10, TimeUnit.SECONDS);
+      List<AggregateReport> desired = controller.desired().get(10, TimeUnit.SECONDS);
+      if (!desired.isEmpty() && desired.equals(observed(admin))) {
+        return;
+      }
+      TimeUnit.MILLISECONDS.sleep(50);
+    }
+    throw new IllegalStateException("the aggregates did not converge");
+  }
+
+  private static List<AggregateReport> observed(KubernetesClient client) {
+    List<AggregateReport> out = new ArrayList<>();
+    for (var r :
+        client
+            .resources(PolicyReportResource.class)
+            .inAnyNamespace()
+            .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
+            .list()
+            .getItems()) {
+      out.add(ReportCodec.decode(r));
+    }
+    for (var r :
+        client
+            .resources(ClusterPolicyReportResource.class)
+            .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
+            .list()
+            .getItems()) {
+      out.add(ReportCodec.decode(r));
+    }
+    out.sort(Comparator.comparing(AggregateReport::ref));
+    return out;
+  }
+
+  private void printReports(KubernetesClient client) {
+    out.printf(
+        "%-10s %-32s %-8s %5s %5s %5s %5s %5s%n",
+        "NAMESPACE", "NAME", "SCOPE", "PASS", "FAIL", "WARN", "ERROR", "SKIP");
+    for (AggregateReport r : observed(client)) {
       out.printf(
-          "%-10s %-28s %6d %6d %6d %6d %6d%n",
-          r.ref().namespace(),
+          "%-10s %-32s %-8s %5d %5d %5d %5d %5d%n",
+          r.ref().namespace().isEmpty() ? "(cluster)" : r.ref().namespace(),
           r.ref().name(),
+          r.scope().map(s -> s.kind() + "/" + s.name()).orElse("-"),
           r.summary().pass(),
           r.summary().fail(),
           r.summary().warn(),
@@ -100,32 +367,85 @@ public final class Demo {
     }
   }
 
-  private PartialReport evaluate(Subject pod, String producer, long seconds) {
-    List<Result> results = new ArrayList<>();
-    for (String policy : POLICIES) {
-      boolean fails = random.nextInt(10) == 0;
-      results.add(
-          Result.builder()
-              .source("kyverno")
-              .policy(policy)
-              .rule("check-" + policy)
-              .status(fails ? ResultStatus.FAIL : ResultStatus.PASS)
-              .severity(Severity.MEDIUM)
-              .message(fails ? "validation error: " + policy : "rule passed")
-              .resource(pod)
-              .build());
-    }
-    return PartialReport.builder()
-        .producer(producer)
-        .subject(pod)
-        .results(results)
-        .observedAt(Timestamp.ofSeconds(seconds))
-        .build();
+  private void printRequests(String who, Map<String, Long> byVerb) {
+    long total = byVerb.values().stream().mapToLong(Long::longValue).sum();
+    out.printf("%-12s %5d  %s%n", who, total, byVerb);
   }
 
-  private void step(String what, ChangeSet changes) {
-    out.printf(
-        "%-40s creates=%-3d updates=%-3d deletes=%-3d%n",
-        what, changes.creates().size(), changes.updates().size(), changes.deletes().size());
+  private static Map<String, Long> snapshot(Map<String, LongAdder> counters) {
+    Map<String, Long> out = new TreeMap<>();
+    counters.forEach((k, v) -> out.put(k, v.sum()));
+    return out;
+  }
+
+  private static KubernetesClient client(KubernetesMockServer server, RequestCounter counter) {
+    return server.createClient(
+        b ->
+            b.editOrNewConfig()
+                .withRequestRetryBackoffLimit(0)
+                .endConfig()
+                .withHttpClientBuilderConsumer(h -> h.addOrReplaceInterceptor("count", counter)));
+  }
+
+  private static Pod createPod(KubernetesClient client, String namespace, String name) {
+    return client
+        .pods()
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withNamespace(namespace)
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("nginx:1.27")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  /** Tally's CRDs from the jar, and the wgpolicyk8s.io kinds it writes. */
+  private static void installCrds(KubernetesClient client) {
+    TallyResources.installCrds(client);
+    for (String[] kind :
+        new String[][] {
+          {"PolicyReport", "policyreports", "Namespaced", "polr"},
+          {"ClusterPolicyReport", "clusterpolicyreports", "Cluster", "cpolr"}
+        }) {
+      client
+          .resource(
+              new CustomResourceDefinitionBuilder()
+                  .withNewMetadata()
+                  .withName(kind[1] + ".wgpolicyk8s.io")
+                  .endMetadata()
+                  .withNewSpec()
+                  .withGroup("wgpolicyk8s.io")
+                  .withScope(kind[2])
+                  .withNewNames()
+                  .withKind(kind[0])
+                  .withPlural(kind[1])
+                  .withShortNames(kind[3])
+                  .endNames()
+                  .addNewVersion()
+                  .withName("v1alpha2")
+                  .withServed(true)
+                  .withStorage(true)
+                  .withNewSchema()
+                  .withNewOpenAPIV3Schema()
+                  .withType("object")
+                  .withXKubernetesPreserveUnknownFields(true)
+                  .endOpenAPIV3Schema()
+                  .endSchema()
+                  .endVersion()
+                  .endSpec()
+                  .build())
+          .create();
+    }
+  }
+
+  private static void await(List<CompletableFuture<Void>> writes) throws Exception {
+    CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
   }
 }

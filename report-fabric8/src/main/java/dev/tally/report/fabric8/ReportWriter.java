@@ -1,0 +1,341 @@
+package dev.tally.report.fabric8;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.Change;
+import dev.tally.report.api.ChangeSet;
+import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.api.ReportFormat;
+import dev.tally.report.api.ReportKind;
+import dev.tally.report.api.ReportRef;
+import dev.tally.report.api.Summary;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import java.net.HttpURLConnection;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies ChangeSets to a cluster: create, update with a resourceVersion precondition, delete with
+ * one (or server-side apply with Tally's field manager). Every request goes through the shared
+ * budget and retry policy. The writer never modifies or deletes an object without {@code
+ * app.kubernetes.io/managed-by: tally}.
+ *
+ * <p>It decides nothing about content: a conflict is reported back so the controller re-reads and
+ * re-diffs. Not thread-safe: used from the controller's thread.
+ */
+public final class ReportWriter {
+  private static final Logger LOG = LoggerFactory.getLogger(ReportWriter.class);
+
+  /** The field manager of Tally's server-side applies. */
+  public static final String FIELD_MANAGER = "tally";
+
+  private final KubernetesClient client;
+  private final ApiCalls calls;
+  private final TallyMetrics metrics;
+  private final boolean serverSideApply;
+
+  /** The resourceVersion last seen of each object Tally owns, for optimistic updates. */
+  private final Map<ReportRef, String> resourceVersions = new HashMap<>();
+
+  ReportWriter(
+      KubernetesClient client, ApiCalls calls, TallyMetrics metrics, boolean serverSideApply) {
+    this.client = client;
+    this.calls = calls;
+    this.metrics = metrics;
+    this.serverSideApply = serverSideApply;
+  }
+
+  /**
+   * Writes the changes in order, checking {@code mayWrite} before each: once it says no (the lease
+   * was lost), nothing more is written.
+   */
+  public WriteOutcome write(ChangeSet changes, BooleanSupplier mayWrite) {
+    int written = 0;
+    int suppressed = 0;
+    List<ReportRef> conflicts = new ArrayList<>();
+    List<ReportRef> failed = new ArrayList<>();
+    List<ReportRef> refused = new ArrayList<>();
+    for (Change change : changes.changes()) {
+      if (!mayWrite.getAsBoolean()) {
+        LOG.info("stopped writing: this replica may no longer write");
+        return new WriteOutcome(written, suppressed, conflicts, failed, refused, true);
+      }
+      ReportRef ref = change.ref();
+      try {
+        Verdict v;
+        if (change instanceof Change.Create c) {
+          v = serverSideApply ? apply(c.report()) : create(c.report());
+        } else if (change instanceof Change.Update u) {
+          v = serverSideApply ? apply(u.report()) : update(u.report());
+        } else {
+          v = delete(change.ref());
+        }
+        switch (v) {
+          case WRITTEN -> written++;
+          case SUPPRESSED -> {
+            suppressed++;
+            metrics.noOpWriteSuppressed();
+          }
+          case CONFLICT -> {
+            conflicts.add(ref);
+            metrics.conflict(ref);
+          }
+          case REFUSED -> refused.add(ref);
+        }
+      } catch (KubernetesClientException e) {
+        LOG.warn("writing {} failed with {}: {}", ref, e.getCode(), e.getMessage());
+        failed.add(ref);
+      }
+    }
+    return new WriteOutcome(written, suppressed, conflicts, failed, refused, false);
+  }
+
+  /**
+   * Every aggregate of the format that Tally owns, as the cluster holds it now. An owned object
+   * that does not decode is returned with no results and no content hash, so that a diff rewrites
+   * it.
+   */
+  public List<AggregateReport> listOwned(ReportFormat format) {
+    List<AggregateReport> out = new ArrayList<>();
+    for (ReportKind kind : List.of(format.kindFor("any-namespace"), format.kindFor(""))) {
+      List<? extends AggregateResource> items = listOwned(kind);
+      for (AggregateResource item : items) {
+        Optional<AggregateReport> report = observe(item);
+        report.ifPresent(out::add);
+      }
+    }
+    return out;
+  }
+
+  private <T extends AggregateResource> List<T> listOwned(ReportKind kind) {
+    @SuppressWarnings("unchecked")
+    Class<T> type = (Class<T>) ReportCodec.resourceClass(kind);
+    return PagedList.all(
+        calls,
+        "list " + kind.plural(),
+        options ->
+            client
+                .resources(type)
+                .inAnyNamespace()
+                .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
+                .list(options));
+  }
+
+  /** Forgets what it knew of resourceVersions, as after losing the lease. */
+  public void forget() {
+    resourceVersions.clear();
+  }
+
+  private Optional<AggregateReport> observe(AggregateResource item) {
+    if (!owned(item)) {
+      return Optional.empty();
+    }
+    AggregateReport report;
+    try {
+      report = ReportCodec.decode(item);
+    } catch (InvalidReportException e) {
+      LOG.warn(
+          "owned {} {} does not decode ({}); it will be rewritten",
+          item.getKind(),
+          item.getMetadata().getName(),
+          e.getMessage());
+      var ref =
+          new ReportRef(
+              item.reportKind(),
+              item.reportKind().namespaced() ? item.getMetadata().getNamespace() : "",
+              item.getMetadata().getName());
+      report =
+          new AggregateReport(
+              ref,
+              item.getMetadata().getLabels(),
+              Optional.empty(),
+              Optional.empty(),
+              Optional.empty(),
+              List.of(),
+              Summary.EMPTY,
+              "");
+    }
+    resourceVersions.put(report.ref(), item.getMetadata().getResourceVersion());
+    return Optional.of(report);
+  }
+
+  private enum Verdict {
+    WRITTEN,
+    SUPPRESSED,
+    CONFLICT,
+    REFUSED
+  }
+
+  private Verdict create(AggregateReport report) {
+    ReportRef ref = report.ref();
+    try {
+      AggregateResource created =
+          calls.call("create " + ref, () -> client.resource(ReportCodec.encode(report)).create());
+      remember(ref, created);
+      metrics.write("create", ref);
+      return Verdict.WRITTEN;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+        throw e;
+      }
+      // it exists already: ours with the same content is fine, anything else is a conflict
+      @Nullable AggregateResource existing = get(ref);
+      if (existing == null) {
+        return Verdict.CONFLICT;
+      }
+      if (!owned(existing)) {
+        return refuse(ref);
+      }
+      remember(ref, existing);
+      return sameContent(existing, report) ? Verdict.SUPPRESSED : Verdict.CONFLICT;
+    }
+  }
+
+  private Verdict update(AggregateReport report) {
+    ReportRef ref = report.ref();
+    String rv = resourceVersions.get(ref);
+    if (rv == null) {
+      @Nullable AggregateResource existing = get(ref);
+      if (existing == null) {
+        return Verdict.CONFLICT;
+      }
+      if (!owned(existing)) {
+        return refuse(ref);
+      }
+      remember(ref, existing);
+      if (sameContent(existing, report)) {
+        return Verdict.SUPPRESSED;
+      }
+      rv = existing.getMetadata().getResourceVersion();
+    }
+    AggregateResource desired = ReportCodec.encode(report);
+    desired.getMetadata().setResourceVersion(rv);
+    try {
+      // update() sends the resourceVersion: the server refuses with 409 if the object changed
+      AggregateResource updated =
+          calls.call("update " + ref, () -> client.resource(desired).update());
+      remember(ref, updated);
+      metrics.write("update", ref);
+      return Verdict.WRITTEN;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == HttpURLConnection.HTTP_CONFLICT
+          || e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
+        resourceVersions.remove(ref);
+        return Verdict.CONFLICT;
+      }
+      throw e;
+    }
+  }
+
+  private Verdict apply(AggregateReport report) {
+    ReportRef ref = report.ref();
+    @Nullable AggregateResource existing = get(ref);
+    if (existing != null && !owned(existing)) {
+      return refuse(ref);
+    }
+    if (existing != null && sameContent(existing, report)) {
+      return Verdict.SUPPRESSED;
+    }
+    AggregateResource desired = ReportCodec.encode(report);
+    try {
+      AggregateResource applied =
+          calls.call(
+              "apply " + ref,
+              () ->
+                  client
+                      .resource(desired)
+                      .fieldManager(FIELD_MANAGER)
+                      .forceConflicts()
+                      .serverSideApply());
+      remember(ref, applied);
+      metrics.write("apply", ref);
+      return Verdict.WRITTEN;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
+        return Verdict.CONFLICT;
+      }
+      throw e;
+    }
+  }
+
+  private Verdict delete(ReportRef ref) {
+    String rv = resourceVersions.get(ref);
+    if (rv == null) {
+      @Nullable AggregateResource existing = get(ref);
+      if (existing == null) {
+        return Verdict.SUPPRESSED;
+      }
+      if (!owned(existing)) {
+        return refuse(ref);
+      }
+      rv = existing.getMetadata().getResourceVersion();
+    }
+    String precondition = rv;
+    try {
+      // the precondition makes the server refuse if someone replaced the object meanwhile
+      calls.call("delete " + ref, () -> resource(ref).lockResourceVersion(precondition).delete());
+      resourceVersions.remove(ref);
+      metrics.write("delete", ref);
+      return Verdict.WRITTEN;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
+        resourceVersions.remove(ref);
+        return Verdict.SUPPRESSED;
+      }
+      if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
+        resourceVersions.remove(ref);
+        return Verdict.CONFLICT;
+      }
+      throw e;
+    }
+  }
+
+  private Verdict refuse(ReportRef ref) {
+    LOG.warn(
+        "{} exists but is not managed by Tally ({}={} missing); leaving it alone",
+        ref,
+        AggregateReport.MANAGED_BY_LABEL,
+        AggregateReport.MANAGED_BY_VALUE);
+    resourceVersions.remove(ref);
+    return Verdict.REFUSED;
+  }
+
+  private @Nullable AggregateResource get(ReportRef ref) {
+    return calls.call("get " + ref, () -> resource(ref).get());
+  }
+
+  private Resource<? extends AggregateResource> resource(ReportRef ref) {
+    var op = client.resources(ReportCodec.resourceClass(ref.kind()));
+    return ref.kind().namespaced()
+        ? op.inNamespace(ref.namespace()).withName(ref.name())
+        : op.withName(ref.name());
+  }
+
+  private void remember(ReportRef ref, @Nullable HasMetadata written) {
+    if (written != null && written.getMetadata() != null) {
+      resourceVersions.put(ref, written.getMetadata().getResourceVersion());
+    }
+  }
+
+  private static boolean owned(HasMetadata item) {
+    var labels = item.getMetadata().getLabels();
+    return labels != null
+        && AggregateReport.MANAGED_BY_VALUE.equals(labels.get(AggregateReport.MANAGED_BY_LABEL));
+  }
+
+  private static boolean sameContent(AggregateResource existing, AggregateReport desired) {
+    var annotations = existing.getMetadata().getAnnotations();
+    return !desired.contentHash().isEmpty()
+        && annotations != null
+        && desired.contentHash().equals(annotations.get(ReportCodec.CONTENT_HASH_ANNOTATION));
+  }
+}

@@ -1,0 +1,46 @@
+package dev.tally.report.fabric8;
+
+import dev.tally.report.api.ReportRef;
+import java.time.Duration;
+
+/**
+ * Listens to what the adapter does, to feed whatever metrics library an operator uses. Every method
+ * has an empty default; implementations must be fast and thread-safe (they are called from the
+ * aggregator thread, the publisher thread and informer threads).
+ */
+public interface TallyMetrics {
+  /** Listens to nothing. */
+  TallyMetrics NONE = new TallyMetrics() {};
+
+  /** The aggregator accepted a partial report. */
+  default void partialApplied() {}
+
+  /**
+   * A partial report was refused and changed nothing.
+   *
+   * @param reason {@code invalid}, {@code namespace} (it spoke about another namespace) or {@code
+   *     capacity} (a cap of the aggregator)
+   */
+  default void partialRejected(String reason) {}
+
+  /** A producer's partial report was written ({@code create} or {@code update}). */
+  default void partialPublished(String verb) {}
+
+  /** One write of an aggregate: {@code create}, {@code update}, {@code apply} or {@code delete}. */
+  default void write(String verb, ReportRef ref) {}
+
+  /** A write met a conflict (409) or a vanished object; the controller re-reads and re-diffs. */
+  default void conflict(ReportRef ref) {}
+
+  /** A request is retried after a 429, a 5xx or a connection error. */
+  default void retry(int statusCode, Duration delay) {}
+
+  /** A write was skipped because the object already held the desired content. */
+  default void noOpWriteSuppressed() {}
+
+  /** One flush: how many changes it wrote and how long it took, writes included. */
+  default void flushed(int changes, Duration took) {}
+
+  /** The controller rebuilt its view of the cluster (start, lease won, after a conflict). */
+  default void resynced(int changes) {}
+}

@@ -1,0 +1,507 @@
+package dev.tally.report.fabric8.audit;
+
+import dev.tally.report.api.CoverageKey;
+import dev.tally.report.fabric8.PartialReportPublisher;
+import dev.tally.report.fabric8.RetryPolicy;
+import dev.tally.report.fabric8.Sleeper;
+import dev.tally.report.merge.audit.AuditBudget;
+import dev.tally.report.merge.audit.PageSizeAdvisor;
+import dev.tally.report.merge.audit.RunId;
+import dev.tally.report.merge.audit.RunLedger;
+import dev.tally.report.merge.audit.ShardPlanner;
+import dev.tally.report.merge.audit.UnitCatalog;
+import dev.tally.report.merge.audit.UnitStatus;
+import dev.tally.report.merge.audit.WorkUnit;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One replica's part in a distributed audit. Run one per replica, all with the same group, targets
+ * and policies; each {@link #tick()} does one step:
+ *
+ * <ol>
+ *   <li>renew this member's Lease and read who is live;
+ *   <li>find the run of the current interval: its manifest (units and the members it was planned
+ *       over) is created by the first member to get there and read by the others;
+ *   <li>merge every member's status into the run ledger; if every unit is done, the run is complete
+ *       and there is nothing to do until the next interval;
+ *   <li>otherwise take the next unit this member owns (its planned units, plus the units of members
+ *       that left, as {@link ShardPlanner#assignRemaining} divides them), mark it pending, audit
+ *       it, and record done, or failed with the reason (retried after a backoff; after {@code
+ *       staleAfterAttempts} failures its last results are marked stale).
+ * </ol>
+ *
+ * <p>All members share one {@link AuditBudget}: each uses {@code budget / live members}, so more
+ * replicas never mean more API load. Time comes from the injected clock; {@link #tick()} is
+ * synchronous, and {@link #start} runs it periodically on the caller's executor.
+ */
+public final class AuditMember implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(AuditMember.class);
+
+  /**
+   * The census already counts per namespace exactly the kinds heavy enough to split (above {@link
+   * UnitCatalog#splitThreshold} for the planned members), so the catalog splits every kind that has
+   * per-namespace counts.
+   */
+  private static final long SPLIT_EVERY_COUNTED_KIND = 0;
+
+  private final String member;
+  private final List<AuditTarget> targets;
+  private final Map<String, AuditTarget> targetsByKind;
+  private final AuditBudget globalBudget;
+  private final Duration interval;
+  private final Clock clock;
+  private final int staleAfterAttempts;
+  private final RetryPolicy unitRetry;
+  private final Random random;
+  private final ShardPlanner planner;
+  private final AuditCalls calls;
+  private final LeaseMembership membership;
+  private final MemberStatusStore statuses;
+  private final RunManifestStore manifests;
+  private final ClusterCensus census;
+  private final UnitAuditor auditor;
+  private final StaleMarker staleMarker;
+
+  private final Object lock = new Object();
+  private @Nullable RunManifest run;
+  private RunLedger mine = RunLedger.empty(new RunId(0, "0000000000000000"));
+  private RunLedger lastLedger = mine;
+  private final Map<String, Instant> retryNotBefore = new HashMap<>();
+  private final Map<String, Integer> failures = new HashMap<>();
+  private @Nullable ScheduledFuture<?> scheduled;
+  private @Nullable Instant joinedAt;
+  private final Duration planningDelay;
+
+  /** What one {@link #tick()} did. */
+  public enum Step {
+    /** Audited a unit to completion. */
+    AUDITED,
+    /** Tried a unit and failed; it will be retried. */
+    FAILED,
+    /** Nothing of this member's to do now (units elsewhere, or waiting for a retry). */
+    IDLE,
+    /** The run of this interval is complete. */
+    COMPLETE
+  }
+
+  private AuditMember(Builder b) {
+    this.member = AuditNames.checkId("member", b.member);
+    String group = AuditNames.checkId("group", b.group);
+    if (b.targets.isEmpty()) {
+      throw new IllegalArgumentException("an audit needs at least one target");
+    }
+    if (b.policies.isEmpty()) {
+      throw new IllegalArgumentException("an audit needs the policies it audits (its coverage)");
+    }
+    this.targets = List.copyOf(b.targets);
+    Map<String, AuditTarget> byKind = new LinkedHashMap<>();
+    for (AuditTarget t : targets) {
+      if (byKind.put(WorkUnit.ofKind(t.gvk(), 1).id(), t) != null) {
+        throw new IllegalArgumentException("target " + t.gvk() + " appears twice");
+      }
+    }
+    this.targetsByKind = byKind;
+    this.globalBudget = b.budget;
+    this.interval = b.interval;
+    this.planningDelay = b.planningDelay != null ? b.planningDelay : b.leaseDuration;
+    this.clock = b.clock;
+    this.staleAfterAttempts = b.staleAfterAttempts;
+    this.unitRetry = b.unitRetry;
+    this.random = new Random(b.seed);
+    this.planner = new ShardPlanner(b.epsilon);
+    LongSupplier ticker =
+        b.ticker != null
+            ? b.ticker
+            : () -> {
+              Instant now = b.clock.instant();
+              return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+            };
+    this.calls = new AuditCalls(b.budget, b.requestRetry, b.seed, b.sleeper, ticker);
+    this.membership =
+        new LeaseMembership(
+            b.client,
+            calls,
+            b.namespace,
+            group,
+            member,
+            b.leaseDuration,
+            b.leaseDuration.multipliedBy(3),
+            clock);
+    this.statuses = new MemberStatusStore(b.client, calls, b.namespace, group);
+    this.manifests = new RunManifestStore(b.client, calls, b.namespace, group, planner);
+    this.census = new ClusterCensus(b.client, calls);
+    this.auditor =
+        new UnitAuditor(
+            b.client,
+            calls,
+            Objects.requireNonNull(b.publisher, "publisher"),
+            Objects.requireNonNull(b.evaluator, "evaluator"),
+            b.policies,
+            b.pages,
+            clock,
+            member,
+            3,
+            b.publishTimeout);
+    this.staleMarker = new StaleMarker(b.client, calls);
+  }
+
+  public static Builder builder(KubernetesClient client) {
+    return new Builder(client);
+  }
+
+  public String member() {
+    return member;
+  }
+
+  /** The producer id of this member's partial reports: {@code audit/<member>}. */
+  public String producer() {
+    return auditor.producer();
+  }
+
+  /** Does one step of the audit; see the class comment. */
+  public Step tick() {
+    synchronized (lock) {
+      membership.renew();
+      List<String> live = membership.live();
+      if (!live.contains(member)) {
+        live = List.copyOf(new TreeSet<>(concat(live, member)));
+      }
+      calls.share(globalBudget.share(live.size()));
+      long epoch = RunId.epochOf(clock.instant(), interval);
+      List<String> planMembers = live;
+      Instant now = clock.instant();
+      // plan only after a lease duration in the group, so replicas starting together are all in
+      // the plan rather than left to pick up orphans
+      boolean mayPlan = !now.isBefore(joinedAt(now).plus(planningDelay));
+      Optional<RunManifest> found =
+          manifests.getOrCreate(
+              epoch,
+              mayPlan,
+              () ->
+                  planner.plan(
+                      UnitCatalog.units(
+                          census.take(targets, planMembers.size(), planner.epsilon()),
+                          SPLIT_EVERY_COUNTED_KIND),
+                      planMembers));
+      if (found.isEmpty()) {
+        return Step.IDLE;
+      }
+      RunManifest current = found.get();
+      if (run == null || !run.runId().equals(current.runId())) {
+        startRun(current, live);
+      }
+      RunLedger ledger = statuses.read(current.runId()).merge(mine);
+      lastLedger = ledger;
+      if (ledger.isComplete(current.plan())) {
+        return Step.COMPLETE;
+      }
+      Map<String, String> owners = planner.assignRemaining(current.plan(), ledger, live);
+      Optional<WorkUnit> next =
+          current.plan().units().stream()
+              .filter(u -> member.equals(owners.get(u.id())))
+              .filter(u -> !retryNotBefore.getOrDefault(u.id(), Instant.MIN).isAfter(now))
+              .findFirst();
+      if (next.isEmpty()) {
+        return Step.IDLE;
+      }
+      return auditUnit(current, ledger, next.get());
+    }
+  }
+
+  private Instant joinedAt(Instant now) {
+    if (joinedAt == null) {
+      joinedAt = now;
+    }
+    return joinedAt;
+  }
+
+  private Step auditUnit(RunManifest current, RunLedger ledger, WorkUnit unit) {
+    String id = unit.id();
+    int attempt = ledger.attempts(id) + 1;
+    mine = mine.with(id, UnitStatus.pending(member, attempt));
+    statuses.write(member, mine);
+    AuditTarget target = targetsByKind.get(WorkUnit.ofKind(unit.gvk(), 1).id());
+    if (target == null) {
+      return fail(unit, attempt, "no target for kind " + unit.gvk() + " in this member's settings");
+    }
+    try {
+      long objects = auditor.audit(unit, target, current.runId().epoch());
+      mine = mine.with(id, UnitStatus.done(member, attempt, objects));
+      statuses.write(member, mine);
+      failures.remove(id);
+      retryNotBefore.remove(id);
+      LOG.debug("{} audited {} ({} objects)", member, id, objects);
+      return Step.AUDITED;
+    } catch (UnitAuditFailure f) {
+      int failed = failures.merge(id, 1, Integer::sum);
+      if (failed == staleAfterAttempts) {
+        staleMarker.mark(unit, target, f.getMessage());
+      }
+      return fail(unit, attempt, f.getMessage());
+    }
+  }
+
+  private Step fail(WorkUnit unit, int attempt, @Nullable String reason) {
+    String why = reason == null || reason.isBlank() ? "unknown failure" : reason;
+    mine = mine.with(unit.id(), UnitStatus.failed(member, attempt, why));
+    statuses.write(member, mine);
+    int failed = failures.getOrDefault(unit.id(), 1);
+    retryNotBefore.put(
+        unit.id(), clock.instant().plus(unitRetry.delay(failed, Duration.ZERO, random)));
+    LOG.warn("{} failed to audit {} (attempt {}): {}", member, unit.id(), attempt, why);
+    return Step.FAILED;
+  }
+
+  private void startRun(RunManifest current, List<String> live) {
+    LOG.info("{} joins run {} with {} live members", member, current.runId(), live.size());
+    run = current;
+    mine = RunLedger.empty(current.runId());
+    retryNotBefore.clear();
+    failures.clear();
+    manifests.cleanUpBefore(current.runId().epoch() - 1);
+    statuses.cleanUp(current.runId(), new TreeSet<>(live));
+  }
+
+  /** The ledger as this member last merged it. */
+  public RunLedger ledger() {
+    synchronized (lock) {
+      return lastLedger;
+    }
+  }
+
+  /** Whether the run this member is in was complete at its last tick. */
+  public boolean runComplete() {
+    synchronized (lock) {
+      return run != null && lastLedger.isComplete(run.plan());
+    }
+  }
+
+  /** The current run's id, once the member has joined one. */
+  public Optional<RunId> runId() {
+    synchronized (lock) {
+      return run == null ? Optional.empty() : Optional.of(run.runId());
+    }
+  }
+
+  /** This member's current share of the group's API budget. */
+  public AuditBudget budgetShare() {
+    return calls.share();
+  }
+
+  /** Runs {@link #tick()} every {@code period} on {@code executor} until {@link #close()}. */
+  public void start(ScheduledExecutorService executor, Duration period) {
+    synchronized (lock) {
+      scheduled =
+          executor.scheduleWithFixedDelay(
+              () -> {
+                try {
+                  tick();
+                } catch (RuntimeException e) {
+                  LOG.warn("audit step of {} failed: {}", member, e.toString());
+                }
+              },
+              0,
+              period.toNanos(),
+              TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** Stops ticking and leaves the group, so the others take over this member's units at once. */
+  @Override
+  public void close() {
+    synchronized (lock) {
+      if (scheduled != null) {
+        scheduled.cancel(false);
+      }
+      membership.leave();
+    }
+  }
+
+  private static List<String> concat(List<String> a, String b) {
+    var all = new java.util.ArrayList<>(a);
+    all.add(b);
+    return all;
+  }
+
+  /** Configures an {@link AuditMember}. */
+  public static final class Builder {
+    private final KubernetesClient client;
+    private String group = "default";
+    private String member = "";
+    private String namespace = "default";
+    private List<AuditTarget> targets = List.of();
+    private Set<CoverageKey> policies = Set.of();
+    private @Nullable AuditEvaluator evaluator;
+    private @Nullable PartialReportPublisher publisher;
+    private AuditBudget budget = new AuditBudget(20, 40);
+    private Duration interval = Duration.ofHours(1);
+    private Duration leaseDuration = Duration.ofSeconds(30);
+    private @Nullable Duration planningDelay;
+    private Clock clock = Clock.systemUTC();
+    private @Nullable LongSupplier ticker;
+    private Sleeper sleeper = Sleeper.SYSTEM;
+    private RetryPolicy requestRetry = RetryPolicy.defaults();
+    private RetryPolicy unitRetry =
+        new RetryPolicy(
+            Integer.MAX_VALUE, Duration.ofSeconds(5), Duration.ofMinutes(5), Duration.ZERO);
+    private PageSizeAdvisor pages = PageSizeAdvisor.defaults();
+    private double epsilon = ShardPlanner.DEFAULT_EPSILON;
+    private int staleAfterAttempts = 3;
+    private Duration publishTimeout = Duration.ofMinutes(2);
+    private long seed = 1;
+
+    private Builder(KubernetesClient client) {
+      this.client = Objects.requireNonNull(client, "client");
+    }
+
+    /** The audit group: members with the same group share the work. A DNS label. */
+    public Builder group(String group) {
+      this.group = group;
+      return this;
+    }
+
+    /** This member's id, unique in the group, such as the pod name. A DNS label. */
+    public Builder member(String member) {
+      this.member = member;
+      return this;
+    }
+
+    /** Where the Leases, status and manifest ConfigMaps live. */
+    public Builder namespace(String namespace) {
+      this.namespace = namespace;
+      return this;
+    }
+
+    public Builder targets(List<AuditTarget> targets) {
+      this.targets = List.copyOf(targets);
+      return this;
+    }
+
+    /** The policies audited: the coverage of every partial report the audit writes. */
+    public Builder policies(Set<CoverageKey> policies) {
+      this.policies = Set.copyOf(policies);
+      return this;
+    }
+
+    public Builder evaluator(AuditEvaluator evaluator) {
+      this.evaluator = evaluator;
+      return this;
+    }
+
+    /** The adapter's publisher the results go through (share it with the rest of the process). */
+    public Builder publisher(PartialReportPublisher publisher) {
+      this.publisher = publisher;
+      return this;
+    }
+
+    /** The budget of the whole group, divided among live members. */
+    public Builder budget(AuditBudget budget) {
+      this.budget = budget;
+      return this;
+    }
+
+    /** How often a run starts; a run belongs to the interval its manifest was made in. */
+    public Builder interval(Duration interval) {
+      this.interval = interval;
+      return this;
+    }
+
+    public Builder leaseDuration(Duration leaseDuration) {
+      if (leaseDuration.toSeconds() < 1) {
+        throw new IllegalArgumentException("leaseDuration must be at least a second");
+      }
+      this.leaseDuration = leaseDuration;
+      return this;
+    }
+
+    /**
+     * How long a member waits after joining before it may plan a run itself (it joins a run that
+     * exists at once); the lease duration by default, so that replicas started together are all in
+     * the first plan.
+     */
+    public Builder planningDelay(Duration planningDelay) {
+      this.planningDelay = planningDelay;
+      return this;
+    }
+
+    public Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /** Monotonic nanoseconds for the budget; by default derived from the clock. */
+    public Builder ticker(LongSupplier ticker) {
+      this.ticker = ticker;
+      return this;
+    }
+
+    public Builder sleeper(Sleeper sleeper) {
+      this.sleeper = sleeper;
+      return this;
+    }
+
+    /** Retries of one request (429, 5xx); the adapter's defaults. */
+    public Builder requestRetry(RetryPolicy requestRetry) {
+      this.requestRetry = requestRetry;
+      return this;
+    }
+
+    /** Backoff between attempts of a failed unit; never gives up within a run. */
+    public Builder unitRetry(RetryPolicy unitRetry) {
+      this.unitRetry = unitRetry;
+      return this;
+    }
+
+    public Builder pageSizes(PageSizeAdvisor pages) {
+      this.pages = pages;
+      return this;
+    }
+
+    public Builder epsilon(double epsilon) {
+      this.epsilon = epsilon;
+      return this;
+    }
+
+    /** After this many failed attempts of a unit, its last results are marked stale. */
+    public Builder staleAfterAttempts(int staleAfterAttempts) {
+      if (staleAfterAttempts < 1) {
+        throw new IllegalArgumentException("staleAfterAttempts must be at least 1");
+      }
+      this.staleAfterAttempts = staleAfterAttempts;
+      return this;
+    }
+
+    public Builder publishTimeout(Duration publishTimeout) {
+      this.publishTimeout = publishTimeout;
+      return this;
+    }
+
+    public Builder seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    public AuditMember build() {
+      return new AuditMember(this);
+    }
+  }
+}

@@ -1,0 +1,86 @@
+package dev.tally.report.fabric8.audit;
+
+import dev.tally.report.merge.audit.KindCensus;
+import dev.tally.report.merge.audit.UnitCatalog;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Counts the objects to audit cheaply: a LIST with {@code limit=1} per kind, reading {@code
+ * remainingItemCount} (one object per request, one APF seat). A kind heavy enough to need splitting
+ * is then counted per namespace the same way. Run once per run, by the member that plans it.
+ */
+final class ClusterCensus {
+  private final KubernetesClient client;
+  private final AuditCalls calls;
+
+  ClusterCensus(KubernetesClient client, AuditCalls calls) {
+    this.client = client;
+    this.calls = calls;
+  }
+
+  List<KindCensus> take(List<AuditTarget> targets, int plannedMembers, double epsilon) {
+    Map<AuditTarget, Long> totals = new java.util.LinkedHashMap<>();
+    long all = 0;
+    for (AuditTarget t : targets) {
+      long n = count(t, null);
+      totals.put(t, n);
+      all += n;
+    }
+    long splitAbove = UnitCatalog.splitThreshold(all, plannedMembers, epsilon);
+    @Nullable List<String> namespaces = null;
+    List<KindCensus> census = new ArrayList<>();
+    for (var e : totals.entrySet()) {
+      AuditTarget t = e.getKey();
+      if (!t.namespaced()) {
+        census.add(KindCensus.clusterScoped(t.gvk(), e.getValue()));
+      } else if (e.getValue() <= splitAbove) {
+        census.add(new KindCensus(t.gvk(), true, e.getValue(), Map.of()));
+      } else {
+        if (namespaces == null) {
+          namespaces =
+              calls.call(
+                  "list namespaces",
+                  () ->
+                      client.namespaces().list().getItems().stream()
+                          .map(ns -> ns.getMetadata().getName())
+                          .sorted()
+                          .toList());
+        }
+        Map<String, Long> byNamespace = new TreeMap<>();
+        for (String ns : namespaces) {
+          long n = count(t, ns);
+          if (n > 0) {
+            byNamespace.put(ns, n);
+          }
+        }
+        census.add(KindCensus.namespaced(t.gvk(), byNamespace));
+      }
+    }
+    return census;
+  }
+
+  private long count(AuditTarget target, @Nullable String namespace) {
+    var options = new ListOptionsBuilder().withLimit(1L).build();
+    GenericKubernetesResourceList list =
+        calls.call(
+            "count " + target.gvk(),
+            () -> {
+              var resources = client.genericKubernetesResources(target.context());
+              if (!target.namespaced()) {
+                return resources.list(options);
+              }
+              return namespace == null
+                  ? resources.inAnyNamespace().list(options)
+                  : resources.inNamespace(namespace).list(options);
+            });
+    Long remaining = list.getMetadata() == null ? null : list.getMetadata().getRemainingItemCount();
+    return list.getItems().size() + (remaining == null ? 0 : remaining);
+  }
+}

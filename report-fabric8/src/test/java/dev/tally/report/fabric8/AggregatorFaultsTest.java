@@ -1,0 +1,243 @@
+package dev.tally.report.fabric8;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.ReportRef;
+import dev.tally.report.api.Subject;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Faults injected with stubs on the mock API server: each converges to the right aggregates with
+ * nothing lost and nothing duplicated (the observed aggregates equal a batch rebuild exactly).
+ */
+@EnableKubernetesMockClient(crud = true)
+class AggregatorFaultsTest {
+  private static final String POLICY_REPORTS = "/apis/wgpolicyk8s.io/v1alpha2/namespaces/";
+
+  KubernetesMockServer server;
+  KubernetesClient client;
+  private final CountingMetrics metrics = new CountingMetrics();
+  private final RecordingSleeper sleeper = new RecordingSleeper();
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private PartialReportPublisher publisher;
+
+  @BeforeEach
+  void setUp() {
+    client = MockCluster.client(server);
+    publisher =
+        PartialReportPublisher.builder(client)
+            .budget(ApiBudget.of(10_000, 10_000))
+            .sleeper(new RecordingSleeper())
+            .build();
+    closeables.add(publisher);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeables.get(i).close();
+    }
+    client.close();
+  }
+
+  private AggregatorController start() {
+    return start(client, Duration.ZERO);
+  }
+
+  private AggregatorController start(KubernetesClient kubernetes, Duration resyncPeriod) {
+    var controller =
+        AggregatorController.builder(kubernetes)
+            .aggregator(Scenario::newAggregator)
+            .budget(ApiBudget.of(10_000, 10_000))
+            .retryPolicy(
+                new RetryPolicy(
+                    4, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(60)))
+            .sleeper(sleeper)
+            .metrics(metrics)
+            .clock(new MutableClock(Instant.parse("2030-01-01T00:00:00Z")))
+            .flushWindow(Duration.ofMillis(50))
+            .resyncPeriod(resyncPeriod)
+            .syncTimeout(Duration.ofSeconds(20))
+            .build();
+    closeables.add(controller);
+    return controller.start();
+  }
+
+  private static Status status(int code, String reason, Integer retryAfter) {
+    var b = new StatusBuilder().withCode(code).withReason(reason).withMessage(reason);
+    if (retryAfter != null) {
+      b.withNewDetails().withRetryAfterSeconds(retryAfter).endDetails();
+    }
+    return b.build();
+  }
+
+  private static ReportRef aggregateOf(String namespace) {
+    return new ReportRef(
+        dev.tally.report.api.ReportKind.POLICY_REPORT, namespace, "tally-namespace-all");
+  }
+
+  private static String path(ReportRef ref) {
+    return POLICY_REPORTS + ref.namespace() + "/policyreports/" + ref.name();
+  }
+
+  /** Publishes a new evaluation of every subject in one namespace. */
+  private void churn(Scenario scenario, String namespace) throws Exception {
+    for (Subject s : scenario.subjects) {
+      if (s.namespace().equals(namespace)) {
+        publisher.publish(scenario.evaluate("background", s)).get(30, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  @Test
+  void conflictOnUpdateIsRereadAndRediffed() throws Exception {
+    var scenario = new Scenario(11, 2, 3);
+    start();
+    scenario.publishAll(publisher, "admission");
+    scenario.awaitConverged(client);
+    assertThat(Scenario.observed(client))
+        .extracting(AggregateReport::ref)
+        .contains(aggregateOf("team-0"));
+
+    server
+        .expect()
+        .put()
+        .withPath(path(aggregateOf("team-0")))
+        .andReturn(409, status(409, "Conflict", null))
+        .once();
+    churn(scenario, "team-0");
+
+    scenario.awaitConverged(client);
+    assertThat(metrics.conflicts).isPositive();
+    assertThat(metrics.resyncs)
+        .as("start, then the re-read after the conflict")
+        .isGreaterThanOrEqualTo(2);
+  }
+
+  @Test
+  void tooManyRequestsIsRetriedAfterRetryAfter() throws Exception {
+    var scenario = new Scenario(12, 2, 3);
+    server
+        .expect()
+        .post()
+        .withPath(POLICY_REPORTS + "team-1/policyreports")
+        .andReturn(429, status(429, "TooManyRequests", 7))
+        .once();
+    start();
+    scenario.publishAll(publisher, "admission");
+
+    scenario.awaitConverged(client);
+    assertThat(sleeper.sleeps)
+        .anySatisfy(d -> assertThat(d).isGreaterThanOrEqualTo(Duration.ofSeconds(7)));
+    assertThat(metrics.retries).isPositive();
+  }
+
+  @Test
+  void persistentServerErrorsEndInAResyncThatConverges() throws Exception {
+    var scenario = new Scenario(13, 2, 3);
+    start();
+    scenario.publishAll(publisher, "admission");
+    scenario.awaitConverged(client);
+
+    // more 500s than one write's retries: the write fails, the controller re-reads and writes again
+    server
+        .expect()
+        .put()
+        .withPath(path(aggregateOf("team-1")))
+        .andReturn(500, status(500, "InternalError", null))
+        .times(5);
+    churn(scenario, "team-1");
+
+    scenario.awaitConverged(client);
+    assertThat(metrics.retries).isGreaterThanOrEqualTo(3);
+  }
+
+  @Test
+  void aStaleViewOfTheAggregatesIsRepaired() throws Exception {
+    var scenario = new Scenario(14, 2, 3);
+    start();
+    scenario.publishAll(publisher, "admission");
+    scenario.awaitConverged(client);
+
+    // someone edits one owned aggregate and deletes another behind the controller's back
+    var edited =
+        client
+            .resources(PolicyReportResource.class)
+            .inNamespace("team-0")
+            .withName("tally-namespace-all")
+            .get();
+    edited.setResults(List.of());
+    client.resource(edited).update();
+    client
+        .resources(PolicyReportResource.class)
+        .inNamespace("team-1")
+        .withName("tally-namespace-all")
+        .delete();
+    Await.until(
+        "the deletion is visible",
+        () ->
+            client
+                    .resources(PolicyReportResource.class)
+                    .inNamespace("team-1")
+                    .withName("tally-namespace-all")
+                    .get()
+                == null);
+
+    churn(scenario, "team-0");
+    churn(scenario, "team-1");
+
+    scenario.awaitConverged(client);
+    assertThat(metrics.conflicts).isPositive();
+  }
+
+  @Test
+  void aDroppedWatchAndTheStaleInformerItLeavesConverge() throws Exception {
+    var proxy = new ChaosProxy(server.getPort());
+    closeables.add(proxy);
+    // the controller talks through a proxy that can cut its connections; producers do not
+    KubernetesClient viaProxy =
+        server.createClient(
+            b ->
+                b.editOrNewConfig()
+                    .withMasterUrl(
+                        client
+                            .getConfiguration()
+                            .getMasterUrl()
+                            .replace(":" + server.getPort(), ":" + proxy.port()))
+                    .withRequestRetryBackoffLimit(0)
+                    .endConfig());
+    closeables.add(viaProxy);
+    var scenario = new Scenario(15, 2, 3);
+    // the periodic re-list is what repairs an informer that missed a deletion
+    start(viaProxy, Duration.ofMillis(300));
+    scenario.publishAll(publisher, "admission");
+    scenario.awaitConverged(client);
+
+    // the informers' watches die while producers write and a subject is deleted; the mock server
+    // resumes a watch by replaying ADDED for what exists, so the deletion never reaches the
+    // informer: its cache goes stale
+    proxy.dropAll();
+    scenario.publishAll(publisher, "background");
+    Subject gone = scenario.subjects.get(0);
+    scenario.garbageCollect(client, gone);
+
+    scenario.awaitConverged(client);
+    assertThat(Scenario.observed(client))
+        .flatExtracting(AggregateReport::results)
+        .flatExtracting(dev.tally.report.api.Result::resources)
+        .doesNotContain(gone);
+  }
+}

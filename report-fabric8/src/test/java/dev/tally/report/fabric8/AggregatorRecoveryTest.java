@@ -1,0 +1,149 @@
+package dev.tally.report.fabric8;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.ReportKind;
+import dev.tally.report.api.ReportRef;
+import dev.tally.report.api.Subject;
+import dev.tally.report.api.Summary;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Aggregates are derived state: restarts and failovers rebuild them with nothing lost. */
+@EnableKubernetesMockClient(crud = true)
+class AggregatorRecoveryTest {
+  KubernetesMockServer server;
+  KubernetesClient client;
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private PartialReportPublisher publisher;
+
+  @BeforeEach
+  void setUp() {
+    client = MockCluster.client(server);
+    publisher =
+        PartialReportPublisher.builder(client)
+            .budget(ApiBudget.of(10_000, 10_000))
+            .sleeper(new RecordingSleeper())
+            .build();
+    closeables.add(publisher);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeables.get(i).close();
+    }
+    client.close();
+  }
+
+  private AggregatorController controller(KubernetesClient c, LeaderElectionSettings election) {
+    var b =
+        AggregatorController.builder(c)
+            .aggregator(Scenario::newAggregator)
+            .budget(ApiBudget.of(10_000, 10_000))
+            .retryPolicy(
+                new RetryPolicy(
+                    4, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(60)))
+            .sleeper(new RecordingSleeper())
+            .clock(new MutableClock(Instant.parse("2030-01-01T00:00:00Z")))
+            .flushWindow(Duration.ofMillis(50))
+            .resyncPeriod(Duration.ZERO)
+            .syncTimeout(Duration.ofSeconds(20));
+    if (election != null) {
+      b.leaderElection(election);
+    }
+    AggregatorController controller = b.build();
+    closeables.add(controller);
+    return controller;
+  }
+
+  private static AggregateReport orphan() {
+    return new AggregateReport(
+        new ReportRef(ReportKind.POLICY_REPORT, "team-9", "tally-namespace-all"),
+        // what this grouping once wrote for a namespace that has no results any more
+        Map.of(
+            AggregateReport.MANAGED_BY_LABEL,
+            "tally",
+            AggregateReport.GROUP_LABEL,
+            "gone",
+            "tally.dev/grouping",
+            "namespace"),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        List.of(),
+        Summary.EMPTY,
+        "stale");
+  }
+
+  @Test
+  void aNewAggregatorAfterACrashMidStreamConvergesAndSweepsOrphans() throws Exception {
+    var scenario = new Scenario(21, 3, 4);
+    AggregatorController first = controller(client, null).start();
+    // producers keep writing while the aggregator dies
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
+    for (Subject s : scenario.subjects) {
+      writes.add(publisher.publish(scenario.evaluate("admission", s)));
+      if (writes.size() == scenario.subjects.size() / 2) {
+        Await.until("the first aggregates are written", () -> !Scenario.observed(client).isEmpty());
+        first.close();
+      }
+    }
+    CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+    // while no aggregator runs: a subject is deleted and an owned aggregate is left behind
+    scenario.garbageCollect(client, scenario.subjects.get(0));
+    client.resource(ReportCodec.encode(orphan())).create();
+
+    controller(client, null).start();
+
+    scenario.awaitConverged(client);
+    assertThat(Scenario.observed(client))
+        .extracting(AggregateReport::ref)
+        .doesNotContain(orphan().ref());
+  }
+
+  @Test
+  void whenTheLeaderStopsTheOtherReplicaTakesOverAndConverges() throws Exception {
+    var scenario = new Scenario(22, 2, 3);
+    KubernetesClient otherClient = MockCluster.client(server);
+    closeables.add(otherClient);
+    AggregatorController a = controller(client, election("replica-a")).start();
+    AggregatorController b = controller(otherClient, election("replica-b")).start();
+    Await.until("one replica leads", () -> a.isLeading() || b.isLeading());
+    scenario.publishAll(publisher, "admission");
+    scenario.awaitConverged(client);
+    assertThat(a.isLeading() && b.isLeading()).as("never two leaders").isFalse();
+
+    AggregatorController leader = a.isLeading() ? a : b;
+    AggregatorController follower = leader == a ? b : a;
+    leader.close();
+    Await.until("the other replica takes over", follower::isLeading);
+
+    scenario.publishAll(publisher, "background");
+    scenario.garbageCollect(client, scenario.subjects.get(2));
+    scenario.awaitConverged(client);
+  }
+
+  private static LeaderElectionSettings election(String identity) {
+    return new LeaderElectionSettings(
+        "default",
+        "tally-aggregator",
+        identity,
+        Duration.ofSeconds(3),
+        Duration.ofSeconds(2),
+        Duration.ofMillis(200));
+  }
+}

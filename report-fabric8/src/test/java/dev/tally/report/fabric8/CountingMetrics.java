@@ -1,0 +1,62 @@
+package dev.tally.report.fabric8;
+
+import dev.tally.report.api.ReportRef;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** Counts what the adapter reports, for assertions. */
+final class CountingMetrics implements TallyMetrics {
+  final Map<String, Integer> writes = new ConcurrentHashMap<>();
+  final Map<String, Integer> rejected = new ConcurrentHashMap<>();
+  volatile int applied;
+  volatile int conflicts;
+  volatile int retries;
+  volatile int suppressed;
+  volatile int flushes;
+  volatile int resyncs;
+
+  @Override
+  public synchronized void partialApplied() {
+    applied++;
+  }
+
+  @Override
+  public void partialRejected(String reason) {
+    rejected.merge(reason, 1, Integer::sum);
+  }
+
+  @Override
+  public void write(String verb, ReportRef ref) {
+    writes.merge(verb, 1, Integer::sum);
+  }
+
+  @Override
+  public synchronized void conflict(ReportRef ref) {
+    conflicts++;
+  }
+
+  @Override
+  public synchronized void retry(int statusCode, Duration delay) {
+    retries++;
+  }
+
+  @Override
+  public synchronized void noOpWriteSuppressed() {
+    suppressed++;
+  }
+
+  @Override
+  public synchronized void flushed(int changes, Duration took) {
+    flushes++;
+  }
+
+  @Override
+  public synchronized void resynced(int changes) {
+    resyncs++;
+  }
+
+  int totalWrites() {
+    return writes.values().stream().mapToInt(Integer::intValue).sum();
+  }
+}

@@ -1,0 +1,260 @@
+package dev.tally.report.fabric8;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.Change;
+import dev.tally.report.api.ChangeSet;
+import dev.tally.report.api.ReportFormat;
+import dev.tally.report.api.ReportKind;
+import dev.tally.report.api.ReportRef;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.ResultStatus;
+import dev.tally.report.api.Summary;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The writer against the mock API server, with hand-made ChangeSets and injected faults. */
+@EnableKubernetesMockClient(crud = true)
+class ReportWriterTest {
+  private static final String PATH =
+      "/apis/wgpolicyk8s.io/v1alpha2/namespaces/team-a/policyreports";
+
+  KubernetesMockServer server;
+  KubernetesClient client;
+  private final RecordingSleeper sleeper = new RecordingSleeper();
+  private final CountingMetrics metrics = new CountingMetrics();
+  private ReportWriter writer;
+
+  @BeforeEach
+  void setUp() {
+    client = MockCluster.client(server);
+    writer = writer(false);
+  }
+
+  @AfterEach
+  void tearDown() {
+    client.close();
+  }
+
+  private ReportWriter writer(boolean serverSideApply) {
+    var calls =
+        new ApiCalls(
+            new ApiBudget(1000, 1000, () -> 0L, sleeper),
+            new RetryPolicy(
+                5, Duration.ofMillis(100), Duration.ofSeconds(2), Duration.ofSeconds(30)),
+            new Random(7),
+            sleeper,
+            metrics);
+    return new ReportWriter(client, calls, metrics, serverSideApply);
+  }
+
+  static AggregateReport report(String name, String hash, ResultStatus... statuses) {
+    List<Result> results =
+        java.util.Arrays.stream(statuses)
+            .map(s -> Result.builder().source("kyverno").policy("p").rule("r").status(s).build())
+            .toList();
+    return new AggregateReport(
+        new ReportRef(ReportKind.POLICY_REPORT, "team-a", name),
+        Map.of(AggregateReport.MANAGED_BY_LABEL, "tally", AggregateReport.GROUP_LABEL, "g1"),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        results,
+        Summary.of(results),
+        hash);
+  }
+
+  private PolicyReportResource read(String name) {
+    return client.resources(PolicyReportResource.class).inNamespace("team-a").withName(name).get();
+  }
+
+  private WriteOutcome write(Change... changes) {
+    return writer.write(new ChangeSet(List.of(changes)), () -> true);
+  }
+
+  private static Status status(int code, String reason, Integer retryAfter) {
+    var b = new StatusBuilder().withCode(code).withReason(reason).withMessage(reason);
+    if (retryAfter != null) {
+      b.withNewDetails().withRetryAfterSeconds(retryAfter).endDetails();
+    }
+    return b.build();
+  }
+
+  @Test
+  void createsUpdatesAndDeletesWithPreconditions() {
+    assertThat(write(new Change.Create(report("r1", "h1", ResultStatus.FAIL))).complete()).isTrue();
+    assertThat(read("r1").getMetadata().getAnnotations())
+        .containsEntry(ReportCodec.CONTENT_HASH_ANNOTATION, "h1");
+
+    var update = new Change.Update(report("r1", "h2", ResultStatus.PASS, ResultStatus.PASS), "h1");
+    assertThat(write(update).written()).isEqualTo(1);
+    assertThat(read("r1").getSummary()).isEqualTo(new WireSummary(2, 0, 0, 0, 0));
+
+    assertThat(
+            write(new Change.Delete(new ReportRef(ReportKind.POLICY_REPORT, "team-a", "r1"), "h2"))
+                .written())
+        .isEqualTo(1);
+    assertThat(read("r1")).isNull();
+    assertThat(metrics.writes)
+        .containsEntry("create", 1)
+        .containsEntry("update", 1)
+        .containsEntry("delete", 1);
+  }
+
+  @Test
+  void neverModifiesOrDeletesAnObjectTallyDoesNotOwn() {
+    var foreign = ReportCodec.encode(report("theirs", "x", ResultStatus.FAIL));
+    foreign.getMetadata().setLabels(Map.of("app.kubernetes.io/managed-by", "kyverno"));
+    client.resource(foreign).create();
+    String rv = read("theirs").getMetadata().getResourceVersion();
+
+    WriteOutcome outcome = write(new Change.Update(report("theirs", "h2", ResultStatus.PASS), "x"));
+    WriteOutcome delete =
+        write(new Change.Delete(new ReportRef(ReportKind.POLICY_REPORT, "team-a", "theirs"), "x"));
+    WriteOutcome create = write(new Change.Create(report("theirs", "h3", ResultStatus.PASS)));
+
+    assertThat(List.of(outcome, delete, create))
+        .allSatisfy(o -> assertThat(o.refused()).hasSize(1));
+    assertThat(read("theirs").getMetadata().getResourceVersion()).isEqualTo(rv);
+    assertThat(read("theirs").getMetadata().getLabels())
+        .containsEntry(AggregateReport.MANAGED_BY_LABEL, "kyverno");
+  }
+
+  @Test
+  void aStaleResourceVersionIsAConflictToReread() {
+    write(new Change.Create(report("r1", "h1", ResultStatus.FAIL)));
+    // someone else changes the object: the writer's resourceVersion is now stale
+    var changed = read("r1");
+    changed.getMetadata().setAnnotations(Map.of("touched", "yes"));
+    client.resource(changed).update();
+
+    WriteOutcome outcome = write(new Change.Update(report("r1", "h2", ResultStatus.PASS), "h1"));
+    assertThat(outcome.conflicts()).extracting(ReportRef::name).containsExactly("r1");
+    assertThat(metrics.conflicts).isEqualTo(1);
+    assertThat(read("r1").getMetadata().getAnnotations()).containsEntry("touched", "yes");
+  }
+
+  @Test
+  void tooManyRequestsIsRetriedHonouringRetryAfter() {
+    server.expect().post().withPath(PATH).andReturn(429, status(429, "TooManyRequests", 3)).once();
+
+    WriteOutcome outcome = write(new Change.Create(report("r1", "h1", ResultStatus.FAIL)));
+
+    assertThat(outcome.complete()).isTrue();
+    assertThat(read("r1")).isNotNull();
+    assertThat(sleeper.sleeps)
+        .singleElement()
+        .satisfies(d -> assertThat(d).isGreaterThanOrEqualTo(Duration.ofSeconds(3)));
+    assertThat(metrics.retries).isEqualTo(1);
+  }
+
+  @Test
+  void serverErrorsAreRetriedWithCappedJitteredBackoff() {
+    server
+        .expect()
+        .post()
+        .withPath(PATH)
+        .andReturn(500, status(500, "InternalError", null))
+        .times(3);
+
+    WriteOutcome outcome = write(new Change.Create(report("r1", "h1", ResultStatus.FAIL)));
+
+    assertThat(outcome.complete()).isTrue();
+    assertThat(read("r1")).isNotNull();
+    assertThat(sleeper.sleeps).hasSize(3);
+    // 100 ms, 200 ms, 400 ms before jitter: each delay in the upper half of its step
+    assertThat(sleeper.sleeps.get(0)).isBetween(Duration.ofMillis(50), Duration.ofMillis(100));
+    assertThat(sleeper.sleeps.get(1)).isBetween(Duration.ofMillis(100), Duration.ofMillis(200));
+    assertThat(sleeper.sleeps.get(2)).isBetween(Duration.ofMillis(200), Duration.ofMillis(400));
+  }
+
+  @Test
+  void retriesRunOutIntoAFailureToWriteLater() {
+    server.expect().post().withPath(PATH).andReturn(503, status(503, "Unavailable", null)).times(5);
+
+    WriteOutcome outcome = write(new Change.Create(report("r1", "h1", ResultStatus.FAIL)));
+
+    assertThat(outcome.failed()).extracting(ReportRef::name).containsExactly("r1");
+    assertThat(read("r1")).isNull();
+  }
+
+  @Test
+  void stopsBeforeTheNextWriteOnceItMayNoLongerWrite() {
+    var mayWrite = new AtomicBoolean(true);
+    var changes =
+        new ChangeSet(
+            List.of(
+                new Change.Create(report("r1", "h1", ResultStatus.FAIL)),
+                new Change.Create(report("r2", "h2", ResultStatus.FAIL))));
+    WriteOutcome outcome =
+        writer.write(
+            changes,
+            () -> {
+              boolean may = mayWrite.get();
+              mayWrite.set(false); // the lease is lost right after the first write starts
+              return may;
+            });
+    assertThat(outcome.stopped()).isTrue();
+    assertThat(read("r1")).isNotNull();
+    assertThat(read("r2")).isNull();
+  }
+
+  @Test
+  void anExistingObjectWithTheSameContentHashIsNotRewritten() {
+    write(new Change.Create(report("r1", "h1", ResultStatus.FAIL)));
+    writer.forget();
+    MockCluster.drainByMethod(server);
+
+    WriteOutcome outcome = write(new Change.Create(report("r1", "h1", ResultStatus.FAIL)));
+
+    assertThat(outcome.suppressed()).isEqualTo(1);
+    assertThat(MockCluster.drainByMethod(server).getOrDefault("PUT", 0)).isZero();
+    assertThat(metrics.suppressed).isEqualTo(1);
+  }
+
+  @Test
+  void listsOnlyOwnedAggregates() {
+    write(new Change.Create(report("r1", "h1", ResultStatus.FAIL)));
+    var foreign = ReportCodec.encode(report("theirs", "x", ResultStatus.FAIL));
+    foreign.getMetadata().setLabels(Map.of("app", "other"));
+    client.resource(foreign).create();
+
+    assertThat(writer.listOwned(ReportFormat.WGPOLICY))
+        .singleElement()
+        .isEqualTo(report("r1", "h1", ResultStatus.FAIL));
+  }
+
+  @Test
+  void serverSideApplyPatchesWithTallysFieldManager() {
+    ReportWriter ssa = writer(true);
+    var applied = ReportCodec.encode(report("r1", "h1", ResultStatus.FAIL));
+    applied.getMetadata().setResourceVersion("7");
+    server
+        .expect()
+        .patch()
+        .withPath(PATH + "/r1?fieldManager=tally&force=true")
+        .andReturn(200, applied)
+        .once();
+
+    WriteOutcome outcome =
+        ssa.write(
+            new ChangeSet(List.of(new Change.Create(report("r1", "h1", ResultStatus.FAIL)))),
+            () -> true);
+
+    assertThat(outcome.written()).isEqualTo(1);
+    assertThat(metrics.writes).containsEntry("apply", 1);
+  }
+}
