@@ -61,8 +61,12 @@ final class DefaultReportAggregator implements ReportAggregator {
   private final Map<String, long[]> resultsByNamespace = new HashMap<>();
   private final Map<String, int[]> subjectsByProducer = new HashMap<>();
 
-  /** Namespaces, kinds and apiVersions seen: few distinct values, each held once. */
-  private final Map<String, String> pool = new HashMap<>();
+  /**
+   * One instance of each string and subject held, with its digest and size. Results then share
+   * their repeated strings, and registers of a partition, ordered by subject, compare equal strings
+   * by identity instead of by content, which saves a cache miss per comparison on a large state.
+   */
+  private final ValueTable values = new ValueTable();
 
   private long resultCount;
 
@@ -116,9 +120,11 @@ final class DefaultReportAggregator implements ReportAggregator {
     // plan everything first, so a refused report changes nothing
     List<Register> incoming = new ArrayList<>();
     long delta = 0;
-    Subject subject = canonical(p.subject());
-    for (var e : MergeRule.registerContents(p).entrySet()) {
-      Register r = new Register(subject, e.getKey(), order, e.getValue());
+    Subject subject = values.subject(p.subject());
+    List<Subject> subjectOnly = List.of(subject);
+    var contents = MergeRule.registerContents(p, r -> values.result(r, subjectOnly));
+    for (var e : contents.entrySet()) {
+      Register r = new Register(subject, e.getKey(), order, e.getValue(), values);
       Register old = held.get(e.getKey());
       if (old == null || MergeRule.wins(order, r.digest, old.order, old.digest)) {
         incoming.add(r);
@@ -139,25 +145,11 @@ final class DefaultReportAggregator implements ReportAggregator {
       put(r);
       held = subjects.get(uid);
     }
-  }
-
-  /**
-   * The subject with its namespace, kind and apiVersion as the one instance this aggregator holds
-   * of each: registers of a partition are ordered by subject, and on a large state comparing equal
-   * strings by identity instead of by content saves a cache miss per comparison.
-   */
-  private Subject canonical(Subject s) {
-    String namespace = pooled(s.namespace());
-    String kind = pooled(s.kind());
-    String apiVersion = pooled(s.apiVersion());
-    return namespace == s.namespace() && kind == s.kind() && apiVersion == s.apiVersion()
-        ? s
-        : new Subject(apiVersion, kind, namespace, s.name(), s.uid());
-  }
-
-  private String pooled(String value) {
-    String held = pool.putIfAbsent(value, value);
-    return held == null ? value : held;
+    if (values.needsRebuild()) {
+      List<Register> live = new ArrayList<>();
+      subjects.values().forEach(rs -> live.addAll(rs.values()));
+      values.rebuild(live);
+    }
   }
 
   private void checkNamespaceCap(String namespace, long delta) {
@@ -278,6 +270,7 @@ final class DefaultReportAggregator implements ReportAggregator {
   }
 
   private void remove(Register r) {
+    values.removed();
     Map<CoverageKey, Register> held = subjects.get(r.uid);
     held.remove(r.key);
     boolean producerGone = true;
@@ -337,11 +330,13 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
     int bytes = 0;
     long sum = 0;
-    boolean whole = view == r.results;
-    for (int i = 0; i < view.length; i++) {
-      Result x = view[i];
-      bytes += EncodedSize.of(x) + 1;
-      sum += whole ? r.resultDigests[i] : Fingerprint.result(x);
+    // the view is a subsequence of the results: walk both to reuse each result's digest and size
+    for (int i = 0, j = 0; i < view.length; j++) {
+      if (r.results[j] == view[i]) {
+        bytes += r.resultSizes[j] + 1;
+        sum += r.resultDigests[j];
+        i++;
+      }
     }
     r.effective = view;
     r.effectiveBytes = bytes;

@@ -29,14 +29,19 @@ public final class EncodedSize {
 
   /** The bytes of one result's JSON object. */
   public static int of(Result r) {
+    return of(r, ValueFacts.DIRECT);
+  }
+
+  /** {@link #of(Result)} from the strings' and subjects' sizes in {@code facts}. */
+  static int of(Result r, ValueFacts facts) {
     Fields f = new Fields();
-    f.string("source", r.source());
-    f.string("policy", r.policy());
-    f.string("rule", r.rule());
+    f.sized("source", facts.jsonSize(r.source()));
+    f.sized("policy", facts.jsonSize(r.policy()));
+    f.sized("rule", facts.jsonSize(r.rule()));
     f.raw("result", quoted(r.status().wireName()));
     r.severity().ifPresent(s -> f.raw("severity", quoted(s.wireName())));
-    f.string("category", r.category());
-    f.string("message", r.message());
+    f.sized("category", facts.jsonSize(r.category()));
+    f.sized("message", facts.jsonSize(r.message()));
     r.scored().ifPresent(b -> f.raw("scored", b ? 4 : 5));
     f.raw("properties", r.properties().isEmpty() ? 0 : map(r.properties()));
     r.timestamp()
@@ -47,7 +52,7 @@ public final class EncodedSize {
               ts.raw("nanos", digits(t.nanos()));
               f.raw("timestamp", ts.close());
             });
-    f.raw("resources", r.resources().isEmpty() ? 0 : subjects(r.resources()));
+    f.raw("resources", r.resources().isEmpty() ? 0 : subjects(r.resources(), facts));
     r.resourceSelector().ifPresent(s -> f.raw("resourceSelector", selector(s)));
     return f.close();
   }
@@ -114,21 +119,26 @@ public final class EncodedSize {
     return f.close();
   }
 
-  private static int subjects(List<Subject> subjects) {
+  private static int subjects(List<Subject> subjects, ValueFacts facts) {
     int n = 1;
-    for (Subject s : subjects) {
-      n += subject(s) + 1;
+    for (int i = 0, len = subjects.size(); i < len; i++) {
+      n += facts.jsonSize(subjects.get(i)) + 1;
     }
     return n;
   }
 
   private static int subject(Subject s) {
+    return subject(s, ValueFacts.DIRECT);
+  }
+
+  /** The bytes of a subject's JSON object, from its strings' sizes in {@code facts}. */
+  static int subject(Subject s, ValueFacts facts) {
     Fields f = new Fields();
-    f.string("apiVersion", s.apiVersion());
-    f.string("kind", s.kind());
-    f.string("namespace", s.namespace());
-    f.string("name", s.name());
-    f.string("uid", s.uid());
+    f.sized("apiVersion", facts.jsonSize(s.apiVersion()));
+    f.sized("kind", facts.jsonSize(s.kind()));
+    f.sized("namespace", facts.jsonSize(s.namespace()));
+    f.sized("name", facts.jsonSize(s.name()));
+    f.sized("uid", facts.jsonSize(s.uid()));
     return f.close();
   }
 
@@ -214,6 +224,16 @@ public final class EncodedSize {
     void string(String name, String value) {
       if (!value.isEmpty()) {
         raw(name, EncodedSize.string(value));
+      }
+    }
+
+    /**
+     * A string field whose literal takes {@code literalBytes}; an empty one ({@code ""}) is left
+     * out.
+     */
+    void sized(String name, int literalBytes) {
+      if (literalBytes > 2) {
+        raw(name, literalBytes);
       }
     }
 

@@ -45,17 +45,37 @@ final class Fingerprint {
     return (h ^ mix(v)) * FNV_PRIME;
   }
 
+  /**
+   * The digest of one string on its own. A result's digest is made of its strings' digests rather
+   * than of their characters, so that an aggregator computes each distinct string's digest once.
+   */
+  static long stringDigest(String s) {
+    return mix(string(FNV_OFFSET, s));
+  }
+
+  /** Folds an already mixed digest into {@code h}. */
+  private static long digest(long h, long d) {
+    return (h ^ d) * FNV_PRIME;
+  }
+
   /** The digest of every field of a result. Equal results, equal digests. */
   static long result(Result r) {
+    return result(r, ValueFacts.DIRECT);
+  }
+
+  /** {@link #result(Result)} from the strings' and subjects' digests in {@code facts}. */
+  static long result(Result r, ValueFacts facts) {
     long h = FNV_OFFSET;
-    h = string(h, r.source());
-    h = string(h, r.policy());
-    h = string(h, r.rule());
+    h = digest(h, facts.digest(r.source()));
+    h = digest(h, facts.digest(r.policy()));
+    h = digest(h, facts.digest(r.rule()));
     h = value(h, r.status().ordinal());
-    h = value(h, r.severity().map(s -> s.ordinal() + 1L).orElse(0L));
-    h = string(h, r.category());
-    h = string(h, r.message());
-    h = value(h, r.scored().map(b -> b ? 2L : 1L).orElse(0L));
+    var severity = r.severity();
+    h = value(h, severity.isPresent() ? severity.get().ordinal() + 1L : 0L);
+    h = digest(h, facts.digest(r.category()));
+    h = digest(h, facts.digest(r.message()));
+    var scored = r.scored();
+    h = value(h, scored.isPresent() ? (scored.get() ? 2L : 1L) : 0L);
     h = map(h, r.properties());
     var ts = r.timestamp();
     if (ts.isPresent()) {
@@ -66,24 +86,35 @@ final class Fingerprint {
     }
     List<Subject> resources = r.resources();
     h = value(h, resources.size());
-    for (Subject s : resources) {
-      h = subject(h, s);
+    for (int i = 0, n = resources.size(); i < n; i++) {
+      h = digest(h, facts.digest(resources.get(i)));
     }
     var sel = r.resourceSelector();
     h = sel.isPresent() ? selector(h, sel.get()) : value(h, -2L);
     return mix(h);
   }
 
+  /** A subject's digest folded into {@code h}. */
   static long subject(long h, Subject s) {
-    h = string(h, s.apiVersion());
-    h = string(h, s.kind());
-    h = string(h, s.namespace());
-    h = string(h, s.name());
-    return string(h, s.uid());
+    return digest(h, subjectDigest(s, ValueFacts.DIRECT));
+  }
+
+  /** The digest of a subject on its own, from its strings' digests. */
+  static long subjectDigest(Subject s, ValueFacts facts) {
+    long h = FNV_OFFSET;
+    h = digest(h, facts.digest(s.apiVersion()));
+    h = digest(h, facts.digest(s.kind()));
+    h = digest(h, facts.digest(s.namespace()));
+    h = digest(h, facts.digest(s.name()));
+    h = digest(h, facts.digest(s.uid()));
+    return mix(h);
   }
 
   static long map(long h, Map<String, String> m) {
     h = value(h, m.size());
+    if (m.isEmpty()) {
+      return h; // the common case, without an iterator
+    }
     for (var e : m.entrySet()) {
       h = string(h, e.getKey());
       h = string(h, e.getValue());

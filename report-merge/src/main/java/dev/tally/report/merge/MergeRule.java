@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,15 +47,25 @@ final class MergeRule {
    * order. Keys without results map to an empty array: the retraction.
    */
   static Map<CoverageKey, Result[]> registerContents(PartialReport p) {
+    List<Subject> subjectOnly = List.of(p.subject());
+    return registerContents(
+        p,
+        r ->
+            r.resources().isEmpty() && r.resourceSelector().isEmpty()
+                ? r.toBuilder().resources(subjectOnly).build()
+                : r);
+  }
+
+  /**
+   * The same, with each result first made {@code normal}: about the subject when it names no
+   * object, and made of whatever instances the caller holds.
+   */
+  static Map<CoverageKey, Result[]> registerContents(
+      PartialReport p, UnaryOperator<Result> normal) {
     var coverage = p.effectiveCoverage();
     Map<CoverageKey, List<Result>> byKey = new HashMap<>(coverage.size() * 2);
-    List<Subject> subjectOnly = List.of(p.subject());
     for (Result r : p.results()) {
-      Result normal =
-          r.resources().isEmpty() && r.resourceSelector().isEmpty()
-              ? r.toBuilder().resources(subjectOnly).build()
-              : r;
-      byKey.computeIfAbsent(r.coverageKey(), k -> new ArrayList<>()).add(normal);
+      byKey.computeIfAbsent(r.coverageKey(), k -> new ArrayList<>()).add(normal.apply(r));
     }
     Map<CoverageKey, Result[]> out = new HashMap<>(coverage.size() * 2);
     for (CoverageKey key : coverage) {
@@ -81,12 +92,15 @@ final class MergeRule {
 
   /** The digest of a register's whole content, for {@link #wins}. */
   static long digest(Subject subject, Result[] results) {
-    return digest(subject, resultDigests(results));
+    return digest(Fingerprint.subjectDigest(subject, ValueFacts.DIRECT), resultDigests(results));
   }
 
-  /** The same digest from the results' own digests ({@link Fingerprint#result}), in order. */
-  static long digest(Subject subject, long[] resultDigests) {
-    long sum = Fingerprint.subject(resultDigests.length, subject);
+  /**
+   * The same digest from the subject's digest ({@link Fingerprint#subjectDigest}) and the results'
+   * own digests ({@link Fingerprint#result}), in order.
+   */
+  static long digest(long subjectDigest, long[] resultDigests) {
+    long sum = Fingerprint.value(resultDigests.length, subjectDigest);
     for (long d : resultDigests) {
       sum += d;
     }

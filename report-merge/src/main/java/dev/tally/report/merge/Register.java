@@ -45,14 +45,27 @@ final class Register {
   int effectiveBytes;
   long effectiveHash;
 
+  /** The encoded size of each of {@link #results}, for the same reason. */
+  final int[] resultSizes;
+
   Register(Subject subject, CoverageKey key, Order order, Result[] results) {
+    this(subject, key, order, results, ValueFacts.DIRECT);
+  }
+
+  /** A register whose digests and sizes come from {@code facts}. */
+  Register(Subject subject, CoverageKey key, Order order, Result[] results, ValueFacts facts) {
     this.uid = subject.uid();
     this.key = key;
     this.subject = subject;
     this.order = order;
     this.results = results;
-    this.resultDigests = MergeRule.resultDigests(results);
-    this.digest = MergeRule.digest(subject, resultDigests);
+    this.resultDigests = new long[results.length];
+    this.resultSizes = new int[results.length];
+    for (int i = 0; i < results.length; i++) {
+      resultDigests[i] = Fingerprint.result(results[i], facts);
+      resultSizes[i] = EncodedSize.of(results[i], facts);
+    }
+    this.digest = MergeRule.digest(facts.digest(subject), resultDigests);
     this.pathHash = Fingerprint.of(uid, key.source(), key.policy());
     this.effective = results;
   }

@@ -1,0 +1,224 @@
+package dev.tally.report.merge;
+
+import dev.tally.report.api.Result;
+import dev.tally.report.api.Subject;
+import dev.tally.report.api.Timestamp;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One instance of each equal string and subject the aggregator holds, with its digest and JSON size
+ * computed once. Results repeat a handful of distinct sources, policies, rules, categories and
+ * messages, so holding one instance of each saves most of a decoded result's memory, and a result's
+ * digest and size are then a few table look-ups instead of two passes over every character.
+ *
+ * <p>Values no register uses any more are dropped by {@link #rebuild}: the aggregator calls it when
+ * the table has doubled since the last rebuild, so the table stays within twice what is live at an
+ * amortised constant cost per value.
+ */
+final class ValueTable implements ValueFacts {
+  private static final int MIN_REBUILD_SIZE = 4096;
+
+  private record StringFacts(String value, long digest, int jsonSize) {}
+
+  private record SubjectFacts(Subject value, long digest, int jsonSize) {}
+
+  private Map<String, StringFacts> strings = new HashMap<>();
+  private Map<Subject, SubjectFacts> subjects = new HashMap<>();
+  private int rebuildAt = MIN_REBUILD_SIZE;
+  private boolean removed;
+  private @Nullable Timestamp lastTimestamp;
+
+  /** The held instance equal to {@code s}. */
+  String string(String s) {
+    return stringFacts(s).value;
+  }
+
+  private StringFacts stringFacts(String s) {
+    StringFacts f = strings.get(s);
+    if (f == null) {
+      f = new StringFacts(s, Fingerprint.stringDigest(s), EncodedSize.string(s));
+      strings.put(s, f);
+    }
+    return f;
+  }
+
+  /** The held instance equal to {@code s}, made of held strings. */
+  Subject subject(Subject s) {
+    SubjectFacts f = subjects.get(s);
+    if (f != null) {
+      return f.value;
+    }
+    String apiVersion = string(s.apiVersion());
+    String kind = string(s.kind());
+    String namespace = string(s.namespace());
+    String name = string(s.name());
+    String uid = string(s.uid());
+    Subject held =
+        apiVersion == s.apiVersion()
+                && kind == s.kind()
+                && namespace == s.namespace()
+                && name == s.name()
+                && uid == s.uid()
+            ? s
+            : new Subject(apiVersion, kind, namespace, name, uid);
+    subjects.put(
+        held,
+        new SubjectFacts(
+            held, Fingerprint.subjectDigest(held, this), EncodedSize.subject(held, this)));
+    return held;
+  }
+
+  /**
+   * A result equal to {@code r} made of held values, about {@code subjectOnly} when it names no
+   * object. {@code r} itself when it already is.
+   */
+  Result result(Result r, List<Subject> subjectOnly) {
+    String source = string(r.source());
+    String policy = string(r.policy());
+    String rule = string(r.rule());
+    String category = string(r.category());
+    String message = string(r.message());
+    List<Subject> resources = r.resources();
+    if (resources.isEmpty() && r.resourceSelector().isEmpty()) {
+      resources = subjectOnly;
+    } else if (resources.size() == 1) {
+      Subject only = resources.get(0);
+      Subject held = subject(only);
+      if (held == subjectOnly.get(0)) {
+        resources = subjectOnly;
+      } else if (held != only) {
+        resources = List.of(held);
+      }
+    } else if (!resources.isEmpty()) {
+      Subject[] held = new Subject[resources.size()];
+      boolean same = true;
+      for (int i = 0; i < held.length; i++) {
+        held[i] = subject(resources.get(i));
+        same &= held[i] == resources.get(i);
+      }
+      if (!same) {
+        resources = List.of(held);
+      }
+    }
+    Timestamp timestamp = r.timestamp().map(this::timestamp).orElse(null);
+    if (source == r.source()
+        && policy == r.policy()
+        && rule == r.rule()
+        && category == r.category()
+        && message == r.message()
+        && resources == r.resources()
+        && timestamp == r.timestamp().orElse(null)) {
+      return r;
+    }
+    return r.toBuilder()
+        .source(source)
+        .policy(policy)
+        .rule(rule)
+        .category(category)
+        .message(message)
+        .resources(resources)
+        .timestamp(timestamp)
+        .build();
+  }
+
+  /** The results of one evaluation usually share one timestamp: hold it once. */
+  private Timestamp timestamp(Timestamp t) {
+    Timestamp last = lastTimestamp;
+    if (t.equals(last)) {
+      return last;
+    }
+    lastTimestamp = t;
+    return t;
+  }
+
+  @Override
+  public long digest(String s) {
+    StringFacts f = strings.get(s);
+    return f != null ? f.digest : Fingerprint.stringDigest(s);
+  }
+
+  @Override
+  public int jsonSize(String s) {
+    StringFacts f = strings.get(s);
+    return f != null ? f.jsonSize : EncodedSize.string(s);
+  }
+
+  @Override
+  public long digest(Subject s) {
+    SubjectFacts f = subjects.get(s);
+    return f != null ? f.digest : Fingerprint.subjectDigest(s, this);
+  }
+
+  @Override
+  public int jsonSize(Subject s) {
+    SubjectFacts f = subjects.get(s);
+    return f != null ? f.jsonSize : EncodedSize.subject(s, this);
+  }
+
+  /**
+   * Whether the table may hold values no register uses: it doubled since the last rebuild while
+   * registers were removed. Growth without removals only raises the threshold, so filling an
+   * aggregator does not walk it again and again.
+   */
+  boolean needsRebuild() {
+    int size = strings.size() + subjects.size();
+    if (size <= rebuildAt) {
+      return false;
+    }
+    if (!removed) {
+      rebuildAt = 2 * size;
+      return false;
+    }
+    return true;
+  }
+
+  /** Records that a register was removed, so that some held values may no longer be used. */
+  void removed() {
+    removed = true;
+  }
+
+  /** Keeps only the values of {@code live} registers, which must be made of held values. */
+  void rebuild(Iterable<Register> live) {
+    Map<String, StringFacts> keptStrings = new HashMap<>();
+    Map<Subject, SubjectFacts> keptSubjects = new HashMap<>();
+    for (Register r : live) {
+      keep(r.subject, keptStrings, keptSubjects);
+      for (Result x : r.results) {
+        keep(x.source(), keptStrings);
+        keep(x.policy(), keptStrings);
+        keep(x.rule(), keptStrings);
+        keep(x.category(), keptStrings);
+        keep(x.message(), keptStrings);
+        for (Subject s : x.resources()) {
+          keep(s, keptStrings, keptSubjects);
+        }
+      }
+    }
+    strings = keptStrings;
+    subjects = keptSubjects;
+    rebuildAt = Math.max(MIN_REBUILD_SIZE, 2 * (strings.size() + subjects.size()));
+    removed = false;
+  }
+
+  private void keep(String s, Map<String, StringFacts> kept) {
+    StringFacts f = strings.get(s);
+    if (f != null) {
+      kept.putIfAbsent(s, f);
+    }
+  }
+
+  private void keep(
+      Subject s, Map<String, StringFacts> keptStrings, Map<Subject, SubjectFacts> keptSubjects) {
+    SubjectFacts f = subjects.get(s);
+    if (f != null && keptSubjects.putIfAbsent(s, f) == null) {
+      keep(s.apiVersion(), keptStrings);
+      keep(s.kind(), keptStrings);
+      keep(s.namespace(), keptStrings);
+      keep(s.name(), keptStrings);
+      keep(s.uid(), keptStrings);
+    }
+  }
+}
