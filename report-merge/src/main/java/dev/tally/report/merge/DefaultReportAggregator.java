@@ -564,7 +564,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     if (config.grouping().scopedToSubject()) {
       Subject first = null;
       for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
-        Subject s = leaf.items.firstKey().subject;
+        Subject s = leaf.first().subject;
         if (first == null || CanonicalOrder.SUBJECT.compare(s, first) < 0) {
           first = s;
         }

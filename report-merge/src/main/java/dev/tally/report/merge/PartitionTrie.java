@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -27,6 +28,10 @@ final class PartitionTrie {
   static final int REGISTER_BITS = 64;
 
   static final int MAX_DEPTH = 128;
+
+  private static final Register[] NO_REGISTERS = new Register[0];
+  private static final int[] NO_LENGTHS = new int[0];
+  private static final Result[] NO_RESULTS = new Result[0];
 
   private final int maxResults;
   private final long maxBytes;
@@ -149,21 +154,21 @@ final class PartitionTrie {
     in.bytes = leaf.bytes;
     Leaf zero = new Leaf(depth + 1, leaf.hi, leaf.lo);
     Leaf one = new Leaf(depth + 1, withBit(leaf.hi, depth), withBit(leaf.lo, depth - 64));
-    for (var e : leaf.items.entrySet()) {
-      Register r = e.getKey();
-      Result[] piece = e.getValue();
-      if (depth < REGISTER_BITS) {
-        (bit(r.pathHash, depth) == 0 ? zero : one).put(r, piece, piece.length, bytesOf(r, piece));
-      } else {
-        Result[][] halves = byResultBit(piece, depth - REGISTER_BITS);
-        if (halves[0].length > 0) {
-          zero.put(r, halves[0], halves[0].length, bytesOf(r, halves[0]));
-        }
-        if (halves[1].length > 0) {
-          one.put(r, halves[1], halves[1].length, bytesOf(r, halves[1]));
-        }
-      }
-    }
+    leaf.forEachPiece(
+        (r, piece) -> {
+          if (depth < REGISTER_BITS) {
+            (bit(r.pathHash, depth) == 0 ? zero : one)
+                .put(r, piece, piece.length, bytesOf(r, piece));
+          } else {
+            Result[][] halves = byResultBit(piece, depth - REGISTER_BITS);
+            if (halves[0].length > 0) {
+              zero.put(r, halves[0], halves[0].length, bytesOf(r, halves[0]));
+            }
+            if (halves[1].length > 0) {
+              one.put(r, halves[1], halves[1].length, bytesOf(r, halves[1]));
+            }
+          }
+        });
     in.zero = fits(zero.count, zero.bytes) || zero.depth >= MAX_DEPTH ? zero : split(zero);
     in.one = fits(one.count, one.bytes) || one.depth >= MAX_DEPTH ? one : split(one);
     return in;
@@ -178,7 +183,7 @@ final class PartitionTrie {
     Map<Register, List<Result[]>> pieces = new TreeMap<>(Register.ORDER);
     walk(
         in,
-        l -> l.items.forEach((r, p) -> pieces.computeIfAbsent(r, k -> new ArrayList<>()).add(p)));
+        l -> l.forEachPiece((r, p) -> pieces.computeIfAbsent(r, k -> new ArrayList<>()).add(p)));
     for (var e : pieces.entrySet()) {
       Register r = e.getKey();
       Result[] piece = join(r, e.getValue());
@@ -288,7 +293,17 @@ final class PartitionTrie {
 
     long lo;
 
-    final TreeMap<Register, Result[]> items = new TreeMap<>(Register.ORDER);
+    /**
+     * The registers in {@link Register#ORDER}, the number of results each has here, and all those
+     * results in one array in the same order: a flush copies one array instead of walking a tree of
+     * registers, and the leaf holds three arrays rather than a tree node per register.
+     */
+    private Register[] registers = NO_REGISTERS;
+
+    private int[] lengths = NO_LENGTHS;
+    private Result[] flat = NO_RESULTS;
+    private int size;
+
     long resultSum;
     final int[] statusCounts = new int[ResultStatus.values().length];
 
@@ -301,8 +316,74 @@ final class PartitionTrie {
       this.lo = lo;
     }
 
+    /** The first register in canonical order; the leaf must not be empty. */
+    Register first() {
+      return registers[0];
+    }
+
+    /** Each register with its results here, in canonical order. */
+    void forEachPiece(BiConsumer<Register, Result[]> action) {
+      int offset = 0;
+      for (int i = 0; i < size; i++) {
+        Register r = registers[i];
+        int n = lengths[i];
+        // a piece as long as the register's view is the view itself, which has cached totals
+        action.accept(
+            r,
+            n == r.effective.length ? r.effective : Arrays.copyOfRange(flat, offset, offset + n));
+        offset += n;
+      }
+    }
+
+    /** Where {@code r} is, or {@code -(insertion point) - 1}. */
+    private int indexOf(Register r) {
+      int low = 0;
+      int high = size - 1;
+      while (low <= high) {
+        int mid = (low + high) >>> 1;
+        int c = Register.ORDER.compare(registers[mid], r);
+        if (c < 0) {
+          low = mid + 1;
+        } else if (c > 0) {
+          high = mid - 1;
+        } else {
+          return mid;
+        }
+      }
+      return -(low + 1);
+    }
+
+    private int offsetOf(int index) {
+      int offset = 0;
+      for (int i = 0; i < index; i++) {
+        offset += lengths[i];
+      }
+      return offset;
+    }
+
     void put(Register r, Result[] piece, int n, long b) {
-      items.put(r, piece);
+      int index = indexOf(r);
+      if (index >= 0) {
+        throw new IllegalStateException(
+            "register " + r.key + " of " + r.uid + " is already in this leaf");
+      }
+      index = -index - 1;
+      int offset = offsetOf(index);
+      if (size == registers.length) {
+        int capacity = Math.max(4, size * 2);
+        registers = Arrays.copyOf(registers, capacity);
+        lengths = Arrays.copyOf(lengths, capacity);
+      }
+      System.arraycopy(registers, index, registers, index + 1, size - index);
+      System.arraycopy(lengths, index, lengths, index + 1, size - index);
+      registers[index] = r;
+      lengths[index] = n;
+      size++;
+      if (count + n > flat.length) {
+        flat = Arrays.copyOf(flat, Math.max(count + n, flat.length * 2));
+      }
+      System.arraycopy(flat, offset, flat, offset + n, count - offset);
+      System.arraycopy(piece, 0, flat, offset, n);
       count += n;
       bytes += b;
       resultSum += sum(r, piece);
@@ -313,11 +394,18 @@ final class PartitionTrie {
     }
 
     void take(Register r, int n, long b, Result[] piece) {
-      Result[] had = items.remove(r);
-      if (had == null || had.length != n) {
+      int index = indexOf(r);
+      if (index < 0 || lengths[index] != n) {
         throw new IllegalStateException(
             "register " + r.key + " of " + r.uid + " is not in this leaf");
       }
+      int offset = offsetOf(index);
+      System.arraycopy(registers, index + 1, registers, index, size - index - 1);
+      System.arraycopy(lengths, index + 1, lengths, index, size - index - 1);
+      size--;
+      registers[size] = null;
+      System.arraycopy(flat, offset + n, flat, offset, count - offset - n);
+      Arrays.fill(flat, count - n, count, null);
       count -= n;
       bytes -= b;
       resultSum -= sum(r, piece);
@@ -376,13 +464,7 @@ final class PartitionTrie {
      * List.copyOf} returns as it is: one copy on a flush, the largest cost of an upsert.
      */
     List<Result> results() {
-      Result[] out = new Result[count];
-      int i = 0;
-      for (Result[] piece : items.values()) {
-        System.arraycopy(piece, 0, out, i, piece.length);
-        i += piece.length;
-      }
-      return List.of(out);
+      return List.of(flat.length == count ? flat : Arrays.copyOf(flat, count));
     }
   }
 }
