@@ -122,9 +122,10 @@ final class DefaultReportAggregator implements ReportAggregator {
     long delta = 0;
     Subject subject = values.subject(p.subject());
     List<Subject> subjectOnly = List.of(subject);
+    values.evaluatedAt(order.observedAt());
     var contents = MergeRule.registerContents(p, r -> values.result(r, subjectOnly));
     for (var e : contents.entrySet()) {
-      Register r = new Register(subject, e.getKey(), order, e.getValue(), values);
+      Register r = new Register(subject, values.key(e.getKey()), order, e.getValue(), values);
       Register old = held.get(e.getKey());
       if (old == null || MergeRule.wins(order, r.digest, old.order, old.digest)) {
         incoming.add(r);
@@ -328,14 +329,14 @@ final class DefaultReportAggregator implements ReportAggregator {
         }
       }
     }
-    int bytes = 0;
-    long sum = 0;
-    // the view is a subsequence of the results: walk both to reuse each result's digest and size
-    for (int i = 0, j = 0; i < view.length; j++) {
-      if (r.results[j] == view[i]) {
-        bytes += r.resultSizes[j] + 1;
-        sum += r.resultDigests[j];
-        i++;
+    int bytes = r.resultsBytes;
+    long sum = r.resultsHash;
+    if (view != r.results) {
+      bytes = 0;
+      sum = 0;
+      for (Result x : view) {
+        bytes += EncodedSize.of(x, values) + 1;
+        sum += Fingerprint.result(x, values);
       }
     }
     r.effective = view;

@@ -92,27 +92,18 @@ final class MergeRule {
 
   /** The digest of a register's whole content, for {@link #wins}. */
   static long digest(Subject subject, Result[] results) {
-    return digest(Fingerprint.subjectDigest(subject, ValueFacts.DIRECT), resultDigests(results));
+    long sum = 0;
+    for (Result r : results) {
+      sum += Fingerprint.result(r);
+    }
+    return digest(Fingerprint.subjectDigest(subject, ValueFacts.DIRECT), results.length, sum);
   }
 
   /**
-   * The same digest from the subject's digest ({@link Fingerprint#subjectDigest}) and the results'
-   * own digests ({@link Fingerprint#result}), in order.
+   * The same digest from the subject's digest ({@link Fingerprint#subjectDigest}) and the number
+   * and sum of the results' own digests ({@link Fingerprint#result}).
    */
-  static long digest(long subjectDigest, long[] resultDigests) {
-    long sum = Fingerprint.value(resultDigests.length, subjectDigest);
-    for (long d : resultDigests) {
-      sum += d;
-    }
-    return Fingerprint.mix(sum);
-  }
-
-  /** {@link Fingerprint#result} of each result. */
-  static long[] resultDigests(Result[] results) {
-    long[] out = new long[results.length];
-    for (int i = 0; i < results.length; i++) {
-      out[i] = Fingerprint.result(results[i]);
-    }
-    return out;
+  static long digest(long subjectDigest, int count, long resultDigestSum) {
+    return Fingerprint.mix(Fingerprint.value(count, subjectDigest) + resultDigestSum);
   }
 }

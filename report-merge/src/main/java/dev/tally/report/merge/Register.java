@@ -33,10 +33,13 @@ final class Register {
   final long digest;
 
   /**
-   * {@link Fingerprint#result} of each of {@link #results}: hashing every character of a result is
-   * the largest cost of an apply, so it is done once per register, not once per use.
+   * The sum of {@link Fingerprint#result} over {@link #results}, and the sum of their encoded sizes
+   * plus one (a comma) each: computed once per register, not once per use, and kept as totals
+   * rather than per result because a filtered view, the only other use, is rare.
    */
-  final long[] resultDigests;
+  final long resultsHash;
+
+  final int resultsBytes;
 
   /** The path of this register in a partition trie: a digest of (uid, source, policy). */
   final long pathHash;
@@ -44,9 +47,6 @@ final class Register {
   Result[] effective;
   int effectiveBytes;
   long effectiveHash;
-
-  /** The encoded size of each of {@link #results}, for the same reason. */
-  final int[] resultSizes;
 
   Register(Subject subject, CoverageKey key, Order order, Result[] results) {
     this(subject, key, order, results, ValueFacts.DIRECT);
@@ -59,14 +59,18 @@ final class Register {
     this.subject = subject;
     this.order = order;
     this.results = results;
-    this.resultDigests = new long[results.length];
-    this.resultSizes = new int[results.length];
-    for (int i = 0; i < results.length; i++) {
-      resultDigests[i] = Fingerprint.result(results[i], facts);
-      resultSizes[i] = EncodedSize.of(results[i], facts);
+    long hash = 0;
+    int bytes = 0;
+    for (Result x : results) {
+      hash += Fingerprint.result(x, facts);
+      bytes += EncodedSize.of(x, facts) + 1;
     }
-    this.digest = MergeRule.digest(facts.digest(subject), resultDigests);
+    this.resultsHash = hash;
+    this.resultsBytes = bytes;
+    this.digest = MergeRule.digest(facts.digest(subject), results.length, hash);
     this.pathHash = Fingerprint.of(uid, key.source(), key.policy());
     this.effective = results;
+    this.effectiveBytes = bytes;
+    this.effectiveHash = hash;
   }
 }

@@ -1,5 +1,6 @@
 package dev.tally.report.merge;
 
+import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
@@ -14,6 +15,9 @@ import org.jspecify.annotations.Nullable;
  * messages, so holding one instance of each saves most of a decoded result's memory, and a result's
  * digest and size are then a few table look-ups instead of two passes over every character.
  *
+ * <p>It also holds one instance of each coverage key, and lets the results of one evaluation share
+ * its timestamp.
+ *
  * <p>Values no register uses any more are dropped by {@link #rebuild}: the aggregator calls it when
  * the table has doubled since the last rebuild, so the table stays within twice what is live at an
  * amortised constant cost per value.
@@ -27,6 +31,7 @@ final class ValueTable implements ValueFacts {
 
   private Map<String, StringFacts> strings = new HashMap<>();
   private Map<Subject, SubjectFacts> subjects = new HashMap<>();
+  private Map<CoverageKey, CoverageKey> keys = new HashMap<>();
   private int rebuildAt = MIN_REBUILD_SIZE;
   private boolean removed;
   private @Nullable Timestamp lastTimestamp;
@@ -124,6 +129,20 @@ final class ValueTable implements ValueFacts {
         .build();
   }
 
+  /** The held instance equal to {@code key}. */
+  CoverageKey key(CoverageKey key) {
+    CoverageKey held = keys.putIfAbsent(key, key);
+    return held == null ? key : held;
+  }
+
+  /**
+   * Announces the time of the evaluation whose results come next: they are usually stamped with it,
+   * and then share the instance the register's order holds.
+   */
+  void evaluatedAt(Timestamp observedAt) {
+    lastTimestamp = observedAt;
+  }
+
   /** The results of one evaluation usually share one timestamp: hold it once. */
   private Timestamp timestamp(Timestamp t) {
     Timestamp last = lastTimestamp;
@@ -164,7 +183,7 @@ final class ValueTable implements ValueFacts {
    * aggregator does not walk it again and again.
    */
   boolean needsRebuild() {
-    int size = strings.size() + subjects.size();
+    int size = strings.size() + subjects.size() + keys.size();
     if (size <= rebuildAt) {
       return false;
     }
@@ -184,7 +203,9 @@ final class ValueTable implements ValueFacts {
   void rebuild(Iterable<Register> live) {
     Map<String, StringFacts> keptStrings = new HashMap<>();
     Map<Subject, SubjectFacts> keptSubjects = new HashMap<>();
+    Map<CoverageKey, CoverageKey> keptKeys = new HashMap<>();
     for (Register r : live) {
+      keptKeys.putIfAbsent(r.key, r.key);
       keep(r.subject, keptStrings, keptSubjects);
       for (Result x : r.results) {
         keep(x.source(), keptStrings);
@@ -199,7 +220,8 @@ final class ValueTable implements ValueFacts {
     }
     strings = keptStrings;
     subjects = keptSubjects;
-    rebuildAt = Math.max(MIN_REBUILD_SIZE, 2 * (strings.size() + subjects.size()));
+    keys = keptKeys;
+    rebuildAt = Math.max(MIN_REBUILD_SIZE, 2 * (strings.size() + subjects.size() + keys.size()));
     removed = false;
   }
 
