@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -250,8 +249,7 @@ public final class PartialReportPublisher implements AutoCloseable {
               "removed the partial report about {}: it never appeared",
               evaluation.subject().display());
         } catch (KubernetesClientException e) {
-          if (e.getCode() != HttpURLConnection.HTTP_CONFLICT
-              && e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
+          if (!ApiCalls.changedMeanwhile(e)) {
             throw e;
           }
           waiting++; // changed meanwhile: look again next pass
@@ -375,10 +373,7 @@ public final class PartialReportPublisher implements AutoCloseable {
         return;
       } catch (KubernetesClientException e) {
         written.remove(cacheKey);
-        boolean conflict =
-            e.getCode() == HttpURLConnection.HTTP_CONFLICT
-                || e.getCode() == HttpURLConnection.HTTP_NOT_FOUND;
-        if (!conflict || attempt >= MAX_CONFLICT_ATTEMPTS) {
+        if (!ApiCalls.changedMeanwhile(e) || attempt >= MAX_CONFLICT_ATTEMPTS) {
           throw e;
         }
         LOG.debug("{} changed meanwhile ({}); re-reading", name, e.getCode());

@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.fabric8.ApiCalls;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -28,7 +29,7 @@ final class LeaseMembership {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseMembership.class);
 
   private final KubernetesClient client;
-  private final AuditCalls calls;
+  private final ApiCalls calls;
   private final String namespace;
   private final String group;
   private final String member;
@@ -38,7 +39,7 @@ final class LeaseMembership {
 
   LeaseMembership(
       KubernetesClient client,
-      AuditCalls calls,
+      ApiCalls calls,
       String namespace,
       String group,
       String member,
@@ -156,8 +157,7 @@ final class LeaseMembership {
                   .delete());
       LOG.info("removed the expired lease of audit member {}", lease.getSpec().getHolderIdentity());
     } catch (KubernetesClientException e) {
-      if (e.getCode() != HttpURLConnection.HTTP_CONFLICT
-          && e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
+      if (!ApiCalls.changedMeanwhile(e)) {
         throw e;
       }
       // renewed or removed meanwhile: nothing to do

@@ -2,6 +2,7 @@ package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.fabric8.ApiCalls;
 import dev.tally.report.merge.audit.RunId;
 import dev.tally.report.merge.audit.RunLedger;
 import dev.tally.report.merge.audit.UnitStatus;
@@ -9,7 +10,6 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.net.HttpURLConnection;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -27,11 +27,11 @@ final class MemberStatusStore {
   private static final int MAX_CONFLICTS = 4;
 
   private final KubernetesClient client;
-  private final AuditCalls calls;
+  private final ApiCalls calls;
   private final String namespace;
   private final String group;
 
-  MemberStatusStore(KubernetesClient client, AuditCalls calls, String namespace, String group) {
+  MemberStatusStore(KubernetesClient client, ApiCalls calls, String namespace, String group) {
     this.client = client;
     this.calls = calls;
     this.namespace = namespace;
@@ -71,10 +71,7 @@ final class MemberStatusStore {
         }
         return;
       } catch (KubernetesClientException e) {
-        boolean conflict =
-            e.getCode() == HttpURLConnection.HTTP_CONFLICT
-                || e.getCode() == HttpURLConnection.HTTP_NOT_FOUND;
-        if (!conflict || attempt >= MAX_CONFLICTS) {
+        if (!ApiCalls.changedMeanwhile(e) || attempt >= MAX_CONFLICTS) {
           throw e;
         }
       }

@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.fabric8.ApiCalls;
 import dev.tally.report.merge.audit.RunId;
 import dev.tally.report.merge.audit.ShardPlan;
 import dev.tally.report.merge.audit.ShardPlanner;
@@ -29,14 +30,14 @@ final class RunManifestStore {
   private static final String EPOCH_LABEL = "tally.dev/audit-epoch";
 
   private final KubernetesClient client;
-  private final AuditCalls calls;
+  private final ApiCalls calls;
   private final String namespace;
   private final String group;
   private final ShardPlanner planner;
 
   RunManifestStore(
       KubernetesClient client,
-      AuditCalls calls,
+      ApiCalls calls,
       String namespace,
       String group,
       ShardPlanner planner) {

@@ -2,6 +2,7 @@ package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.fabric8.ApiCalls;
 import dev.tally.report.fabric8.ClusterPartialReportResource;
 import dev.tally.report.fabric8.Evaluation;
 import dev.tally.report.fabric8.PartialReportResource;
@@ -27,9 +28,9 @@ final class StaleMarker {
   private static final Logger LOG = LoggerFactory.getLogger(StaleMarker.class);
 
   private final KubernetesClient client;
-  private final AuditCalls calls;
+  private final ApiCalls calls;
 
-  StaleMarker(KubernetesClient client, AuditCalls calls) {
+  StaleMarker(KubernetesClient client, ApiCalls calls) {
     this.client = client;
     this.calls = calls;
   }
