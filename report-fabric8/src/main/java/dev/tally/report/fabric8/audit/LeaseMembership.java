@@ -1,6 +1,5 @@
 package dev.tally.report.fabric8.audit;
 
-import dev.tally.report.api.AggregateReport;
 import dev.tally.report.fabric8.ApiCalls;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
@@ -14,7 +13,6 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,11 +68,7 @@ final class LeaseMembership {
                 .withNewMetadata()
                 .withName(name)
                 .withNamespace(namespace)
-                .withLabels(
-                    Map.of(
-                        AuditNames.GROUP_LABEL, group,
-                        AuditNames.MEMBER_LABEL, member,
-                        AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE))
+                .withLabels(AuditNames.memberLabels(group, member))
                 .endMetadata()
                 .withNewSpec()
                 .withHolderIdentity(member)

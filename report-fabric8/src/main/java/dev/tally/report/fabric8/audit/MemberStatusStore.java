@@ -1,6 +1,5 @@
 package dev.tally.report.fabric8.audit;
 
-import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.fabric8.ApiCalls;
 import dev.tally.report.merge.audit.RunId;
@@ -54,11 +53,7 @@ final class MemberStatusStore {
               .withNewMetadata()
               .withName(name)
               .withNamespace(namespace)
-              .withLabels(
-                  Map.of(
-                      AuditNames.GROUP_LABEL, group,
-                      AuditNames.MEMBER_LABEL, member,
-                      AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE))
+              .withLabels(AuditNames.memberLabels(group, member))
               .endMetadata()
               .withData(data)
               .build();
