@@ -18,7 +18,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -96,7 +95,7 @@ public final class PartialReportPublisher implements AutoCloseable {
   private PartialReportPublisher(Builder b) {
     this.client = b.client;
     this.metrics = b.metrics;
-    this.calls = new ApiCalls(b.budget, b.retryPolicy, new Random(b.seed), b.sleeper, b.metrics);
+    this.calls = b.calls(new Random(b.seed));
     this.clock = b.clock;
     this.maxPending = b.maxPending;
     this.adoptionGrace = b.adoptionGrace;
@@ -426,46 +425,14 @@ public final class PartialReportPublisher implements AutoCloseable {
   }
 
   /** Configures a {@link PartialReportPublisher}. */
-  public static final class Builder {
-    private final KubernetesClient client;
-    private ApiBudget budget = ApiBudget.of(20, 40);
-    private RetryPolicy retryPolicy = RetryPolicy.defaults();
-    private long seed = 1;
-    private Sleeper sleeper = Sleeper.SYSTEM;
-    private TallyMetrics metrics = TallyMetrics.NONE;
+  public static final class Builder extends ApiClientBuilder<Builder> {
     private Clock clock = Clock.systemUTC();
     private int maxPending = 10_000;
     private Duration adoptionGrace = Duration.ofMinutes(5);
     private @Nullable SubjectResolver resolver;
 
     private Builder(KubernetesClient client) {
-      this.client = Objects.requireNonNull(client, "client");
-    }
-
-    /** The API budget; share one between every Tally component of the process. */
-    public Builder budget(ApiBudget budget) {
-      this.budget = budget;
-      return this;
-    }
-
-    public Builder retryPolicy(RetryPolicy retryPolicy) {
-      this.retryPolicy = retryPolicy;
-      return this;
-    }
-
-    public Builder seed(long seed) {
-      this.seed = seed;
-      return this;
-    }
-
-    public Builder sleeper(Sleeper sleeper) {
-      this.sleeper = sleeper;
-      return this;
-    }
-
-    public Builder metrics(TallyMetrics metrics) {
-      this.metrics = metrics;
-      return this;
+      super(client);
     }
 
     /** Where pending-since times and the grace period are measured. */
