@@ -1,6 +1,5 @@
 package dev.tally.report.fabric8;
 
-import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Subject;
@@ -199,25 +198,8 @@ public final class PartialReportPublisher implements AutoCloseable {
     int removed = 0;
     int waiting = 0;
     List<CustomResource<PartialReportSpec, Void>> candidates = new ArrayList<>();
-    candidates.addAll(
-        calls.call(
-            "list partialreports",
-            () ->
-                client
-                    .resources(PartialReportResource.class)
-                    .inAnyNamespace()
-                    .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
-                    .list()
-                    .getItems()));
-    candidates.addAll(
-        calls.call(
-            "list clusterpartialreports",
-            () ->
-                client
-                    .resources(ClusterPartialReportResource.class)
-                    .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
-                    .list()
-                    .getItems()));
+    candidates.addAll(OwnedPartialReports.inAnyNamespace(client, calls));
+    candidates.addAll(OwnedPartialReports.clusterScoped(client, calls));
     for (var resource : candidates) {
       Evaluation evaluation;
       try {

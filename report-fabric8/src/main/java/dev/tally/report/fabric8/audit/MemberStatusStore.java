@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -75,17 +76,7 @@ final class MemberStatusStore {
 
   /** The join of every member's statuses for {@code run}; maps of other runs are ignored. */
   RunLedger read(RunId run) {
-    var maps =
-        calls.call(
-            "list statuses",
-            () ->
-                client
-                    .configMaps()
-                    .inNamespace(namespace)
-                    .withLabel(AuditNames.GROUP_LABEL, group)
-                    .withLabel(AuditNames.MEMBER_LABEL)
-                    .list()
-                    .getItems());
+    var maps = listStatuses();
     RunLedger ledger = RunLedger.empty(run);
     for (ConfigMap map : maps) {
       Map<String, String> data = map.getData() == null ? Map.of() : map.getData();
@@ -114,17 +105,7 @@ final class MemberStatusStore {
    * Deletes the maps of members not in {@code keep} that belong to another run than {@code run}.
    */
   void cleanUp(RunId run, Set<String> keep) {
-    var maps =
-        calls.call(
-            "list statuses",
-            () ->
-                client
-                    .configMaps()
-                    .inNamespace(namespace)
-                    .withLabel(AuditNames.GROUP_LABEL, group)
-                    .withLabel(AuditNames.MEMBER_LABEL)
-                    .list()
-                    .getItems());
+    var maps = listStatuses();
     for (ConfigMap map : maps) {
       String member = map.getMetadata().getLabels().get(AuditNames.MEMBER_LABEL);
       Map<String, String> data = map.getData() == null ? Map.of() : map.getData();
@@ -140,5 +121,19 @@ final class MemberStatusStore {
                     .delete());
       }
     }
+  }
+
+  /** Every member's status map of this group. */
+  private List<ConfigMap> listStatuses() {
+    return calls.call(
+        "list statuses",
+        () ->
+            client
+                .configMaps()
+                .inNamespace(namespace)
+                .withLabel(AuditNames.GROUP_LABEL, group)
+                .withLabel(AuditNames.MEMBER_LABEL)
+                .list()
+                .getItems());
   }
 }
