@@ -7,6 +7,7 @@ import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.Evaluation;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.RetryPolicy;
+import dev.tally.report.fabric8.VirtualTime;
 import dev.tally.report.merge.audit.AuditBudget;
 import dev.tally.report.merge.audit.UnitState;
 import dev.tally.report.merge.audit.UnitStatus;

@@ -6,6 +6,7 @@ import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.ApiCalls;
 import dev.tally.report.fabric8.RetryPolicy;
 import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.VirtualTime;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
