@@ -46,8 +46,25 @@ public final class ContentHash {
       Optional<Subject> scope,
       Optional<Subject> owner,
       Optional<ReportConfiguration> configuration) {
+    return envelope(prefix(kind, namespace, labels), scope, owner, configuration);
+  }
+
+  /**
+   * The digest of the part of an envelope that is fixed for a group (kind, namespace, labels), so
+   * that a group computes it once rather than on every flush.
+   */
+  static long prefix(ReportKind kind, String namespace, Map<String, String> labels) {
     long h = Fingerprint.of(kind.apiVersion(), kind.kind(), namespace);
-    h = Fingerprint.map(h, labels);
+    return Fingerprint.map(h, labels);
+  }
+
+  /** {@link #envelope(ReportKind, String, Map, Optional, Optional, Optional)} from its prefix. */
+  static long envelope(
+      long prefix,
+      Optional<Subject> scope,
+      Optional<Subject> owner,
+      Optional<ReportConfiguration> configuration) {
+    long h = prefix;
     h = scope.map(s -> Fingerprint.subject(1, s)).orElse(0L) ^ Fingerprint.mix(h);
     h = Fingerprint.value(h, owner.map(s -> Fingerprint.subject(2, s)).orElse(0L));
     if (configuration.isPresent()) {

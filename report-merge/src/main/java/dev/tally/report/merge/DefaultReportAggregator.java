@@ -12,7 +12,6 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportConfiguration;
 import dev.tally.report.api.ReportFormat;
-import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
@@ -61,6 +60,10 @@ final class DefaultReportAggregator implements ReportAggregator {
   private final Set<Group> dirty = new LinkedHashSet<>();
   private final Map<String, long[]> resultsByNamespace = new HashMap<>();
   private final Map<String, int[]> subjectsByProducer = new HashMap<>();
+
+  /** Namespaces, kinds and apiVersions seen: few distinct values, each held once. */
+  private final Map<String, String> pool = new HashMap<>();
+
   private long resultCount;
 
   DefaultReportAggregator(AggregatorConfig config) {
@@ -113,8 +116,9 @@ final class DefaultReportAggregator implements ReportAggregator {
     // plan everything first, so a refused report changes nothing
     List<Register> incoming = new ArrayList<>();
     long delta = 0;
+    Subject subject = canonical(p.subject());
     for (var e : MergeRule.registerContents(p).entrySet()) {
-      Register r = new Register(p.subject(), e.getKey(), order, e.getValue());
+      Register r = new Register(subject, e.getKey(), order, e.getValue());
       Register old = held.get(e.getKey());
       if (old == null || MergeRule.wins(order, r.digest, old.order, old.digest)) {
         incoming.add(r);
@@ -135,6 +139,25 @@ final class DefaultReportAggregator implements ReportAggregator {
       put(r);
       held = subjects.get(uid);
     }
+  }
+
+  /**
+   * The subject with its namespace, kind and apiVersion as the one instance this aggregator holds
+   * of each: registers of a partition are ordered by subject, and on a large state comparing equal
+   * strings by identity instead of by content saves a cache miss per comparison.
+   */
+  private Subject canonical(Subject s) {
+    String namespace = pooled(s.namespace());
+    String kind = pooled(s.kind());
+    String apiVersion = pooled(s.apiVersion());
+    return namespace == s.namespace() && kind == s.kind() && apiVersion == s.apiVersion()
+        ? s
+        : new Subject(apiVersion, kind, namespace, s.name(), s.uid());
+  }
+
+  private String pooled(String value) {
+    String held = pool.putIfAbsent(value, value);
+    return held == null ? value : held;
   }
 
   private void checkNamespaceCap(String namespace, long delta) {
@@ -314,9 +337,11 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
     int bytes = 0;
     long sum = 0;
-    for (Result x : view) {
+    boolean whole = view == r.results;
+    for (int i = 0; i < view.length; i++) {
+      Result x = view[i];
       bytes += EncodedSize.of(x) + 1;
-      sum += Fingerprint.result(x);
+      sum += whole ? r.resultDigests[i] : Fingerprint.result(x);
     }
     r.effective = view;
     r.effectiveBytes = bytes;
@@ -343,6 +368,8 @@ final class DefaultReportAggregator implements ReportAggregator {
   }
 
   private void markDirty(Group g) {
+    // the scope, and so the envelope, may change with the content
+    g.envelope = null;
     if (!g.dirty) {
       g.dirty = true;
       dirty.add(g);
@@ -399,9 +426,41 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   @Override
   public ChangeSet resync(Collection<AggregateReport> observed) {
-    List<AggregateReport> desired = aggregates();
+    // desired partitions by name and hash; a report is built only for what must be written
+    List<ReportDiff.Desired> desired = new ArrayList<>();
+    // per group, in the order of groups.values(), which nothing changes until the end
+    List<List<ReportDiff.Desired>> byGroup = new ArrayList<>(groups.size());
+    long[] envelopes = new long[groups.size()];
+    boolean[] clean = new boolean[groups.size()];
+    for (Group g : groups.values()) {
+      int index = byGroup.size();
+      List<ReportDiff.Desired> mine = new ArrayList<>(Math.max(1, g.published.size()));
+      if (!g.dirty && g.publishedEnvelope != null) {
+        // unchanged since it was published: its partitions are exactly the published ones
+        clean[index] = true;
+        envelopes[index] = g.publishedEnvelope;
+        for (var e : g.published.entrySet()) {
+          String name = e.getKey();
+          mine.add(
+              new ReportDiff.Desired(ref(g, name), e.getValue(), () -> partitionNamed(g, name)));
+        }
+      } else {
+        Envelope env = envelope(g);
+        envelopes[index] = env.digest;
+        for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
+          Summary summary = summary(leaf);
+          String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
+          String name = ReportNames.partition(g.baseName, leaf.suffix());
+          mine.add(
+              new ReportDiff.Desired(
+                  ref(g, name), hash, () -> report(g, env, leaf, name, summary, hash)));
+        }
+      }
+      desired.addAll(mine);
+      byGroup.add(mine);
+    }
     ChangeSet changes =
-        ReportDiff.diff(
+        ReportDiff.diffLazily(
             desired,
             observed,
             o ->
@@ -409,17 +468,18 @@ final class DefaultReportAggregator implements ReportAggregator {
                     && ReportNames.sanitize(config.grouping().id())
                         .equals(o.labels().get(GROUPING_LABEL)));
     // what is desired is now taken as published
-    for (Iterator<Group> it = groups.values().iterator(); it.hasNext(); ) {
+    int index = 0;
+    for (Iterator<Group> it = groups.values().iterator(); it.hasNext(); index++) {
       Group g = it.next();
-      Envelope env = envelope(g);
-      g.published.clear();
-      for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
-        leaf.dirty = false;
-        g.published.put(
-            ReportNames.partition(g.baseName, leaf.suffix()),
-            ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary(leaf)));
+      if (clean[index]) {
+        continue;
       }
-      g.publishedEnvelope = env.digest;
+      g.published.clear();
+      for (ReportDiff.Desired d : byGroup.get(index)) {
+        g.published.put(d.ref().name(), d.contentHash());
+      }
+      g.trie.forEachLeaf(leaf -> leaf.dirty = false);
+      g.publishedEnvelope = envelopes[index];
       g.dirty = false;
       if (g.trie.isEmpty()) {
         it.remove();
@@ -470,6 +530,19 @@ final class DefaultReportAggregator implements ReportAggregator {
         r.order.generation());
   }
 
+  /** The current partition of {@code g} named {@code name}, which must exist. */
+  private AggregateReport partitionNamed(Group g, String name) {
+    Envelope env = envelope(g);
+    for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
+      if (ReportNames.partition(g.baseName, leaf.suffix()).equals(name)) {
+        Summary summary = summary(leaf);
+        String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
+        return report(g, env, leaf, name, summary, hash);
+      }
+    }
+    throw new IllegalStateException("group " + g.key + " has no partition " + name);
+  }
+
   private AggregateReport report(
       Group g, Envelope env, PartitionTrie.Leaf leaf, String name, Summary summary, String hash) {
     return new AggregateReport(
@@ -486,9 +559,12 @@ final class DefaultReportAggregator implements ReportAggregator {
   }
 
   /** The part of every partition of a group that is not its results. */
-  private record Envelope(Optional<Subject> scope, long digest) {}
+  record Envelope(Optional<Subject> scope, long digest) {}
 
   private Envelope envelope(Group g) {
+    if (g.envelope != null) {
+      return g.envelope;
+    }
     Optional<Subject> scope = Optional.empty();
     if (config.grouping().scopedToSubject()) {
       Subject first = null;
@@ -500,9 +576,8 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
       scope = Optional.ofNullable(first);
     }
-    ReportKind kind = g.kind;
-    long digest =
-        ContentHash.envelope(kind, g.key.namespace(), g.labels, scope, scope, configuration);
-    return new Envelope(scope, digest);
+    long digest = ContentHash.envelope(g.envelopePrefix, scope, scope, configuration);
+    g.envelope = new Envelope(scope, digest);
+    return g.envelope;
   }
 }

@@ -167,8 +167,21 @@ public final class EncodedSize {
     return ascii.length() + 2;
   }
 
+  /** The length of {@code Long.toString(v)}, without building the string (it runs per result). */
   static int digits(long v) {
-    return Long.toString(v).length();
+    if (v == Long.MIN_VALUE) {
+      return 20;
+    }
+    int n = 1;
+    if (v < 0) {
+      n++;
+      v = -v;
+    }
+    while (v >= 10) {
+      v /= 10;
+      n++;
+    }
+    return n;
   }
 
   /** The bytes of a JSON string literal: quotes, escapes and UTF-8. */

@@ -18,6 +18,9 @@ final class Group {
   final Map<String, String> labels;
   final PartitionTrie trie;
 
+  /** {@link ContentHash#prefix} of this group's kind, namespace and labels, which never change. */
+  final long envelopePrefix;
+
   /** Partition name to the content hash last published. */
   final Map<String, String> published = new HashMap<>(4);
 
@@ -25,6 +28,9 @@ final class Group {
   @Nullable Long publishedEnvelope;
 
   boolean dirty;
+
+  /** The envelope as last computed; null when the content changed since. */
+  DefaultReportAggregator.@Nullable Envelope envelope;
 
   Group(GroupKey key, ReportKind kind, String groupingId, PartitionTrie trie) {
     this.key = key;
@@ -41,5 +47,6 @@ final class Group {
                 DefaultReportAggregator.GROUPING_LABEL,
                 ReportNames.sanitize(groupingId)));
     this.trie = trie;
+    this.envelopePrefix = ContentHash.prefix(kind, key.namespace(), labels);
   }
 }

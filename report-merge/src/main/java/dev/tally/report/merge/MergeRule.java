@@ -81,10 +81,24 @@ final class MergeRule {
 
   /** The digest of a register's whole content, for {@link #wins}. */
   static long digest(Subject subject, Result[] results) {
-    long sum = Fingerprint.subject(results.length, subject);
-    for (Result r : results) {
-      sum += Fingerprint.result(r);
+    return digest(subject, resultDigests(results));
+  }
+
+  /** The same digest from the results' own digests ({@link Fingerprint#result}), in order. */
+  static long digest(Subject subject, long[] resultDigests) {
+    long sum = Fingerprint.subject(resultDigests.length, subject);
+    for (long d : resultDigests) {
+      sum += d;
     }
     return Fingerprint.mix(sum);
+  }
+
+  /** {@link Fingerprint#result} of each result. */
+  static long[] resultDigests(Result[] results) {
+    long[] out = new long[results.length];
+    for (int i = 0; i < results.length; i++) {
+      out[i] = Fingerprint.result(results[i]);
+    }
+    return out;
   }
 }

@@ -371,13 +371,18 @@ final class PartitionTrie {
       return sb.toString();
     }
 
-    /** The results of this partition in canonical order. */
+    /**
+     * The results of this partition in canonical order, as an immutable list that {@code
+     * List.copyOf} returns as it is: one copy on a flush, the largest cost of an upsert.
+     */
     List<Result> results() {
-      List<Result> out = new ArrayList<>(count);
+      Result[] out = new Result[count];
+      int i = 0;
       for (Result[] piece : items.values()) {
-        out.addAll(Arrays.asList(piece));
+        System.arraycopy(piece, 0, out, i, piece.length);
+        i += piece.length;
       }
-      return out;
+      return List.of(out);
     }
   }
 }

@@ -32,6 +32,12 @@ final class Register {
   final Result[] results;
   final long digest;
 
+  /**
+   * {@link Fingerprint#result} of each of {@link #results}: hashing every character of a result is
+   * the largest cost of an apply, so it is done once per register, not once per use.
+   */
+  final long[] resultDigests;
+
   /** The path of this register in a partition trie: a digest of (uid, source, policy). */
   final long pathHash;
 
@@ -45,7 +51,8 @@ final class Register {
     this.subject = subject;
     this.order = order;
     this.results = results;
-    this.digest = MergeRule.digest(subject, results);
+    this.resultDigests = MergeRule.resultDigests(results);
+    this.digest = MergeRule.digest(subject, resultDigests);
     this.pathHash = Fingerprint.of(uid, key.source(), key.policy());
     this.effective = results;
   }

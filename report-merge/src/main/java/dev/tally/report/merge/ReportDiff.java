@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,23 +43,43 @@ public final class ReportDiff {
       Collection<AggregateReport> desired,
       Collection<AggregateReport> observed,
       Predicate<AggregateReport> mine) {
+    List<Desired> lazy = new ArrayList<>(desired.size());
+    for (AggregateReport d : desired) {
+      lazy.add(new Desired(d.ref(), hashOf(d), () -> d));
+    }
+    return diffLazily(lazy, observed, mine);
+  }
+
+  /**
+   * A desired object known by its name and content hash, built only if it must be written: with 1%
+   * of the objects changed, building the other 99% would cost more than the whole diff.
+   */
+  record Desired(ReportRef ref, String contentHash, Supplier<AggregateReport> report) {}
+
+  /**
+   * The same diff as {@link #diff(Collection, Collection, Predicate)}, over lazy desired objects.
+   */
+  static ChangeSet diffLazily(
+      Collection<Desired> desired,
+      Collection<AggregateReport> observed,
+      Predicate<AggregateReport> mine) {
     Map<ReportRef, AggregateReport> seen = new HashMap<>(observed.size() * 2);
     for (AggregateReport o : observed) {
       seen.put(o.ref(), o);
     }
     List<Change> changes = new ArrayList<>();
     Set<ReportRef> wanted = new HashSet<>(desired.size() * 2);
-    for (AggregateReport d : desired) {
+    for (Desired d : desired) {
       wanted.add(d.ref());
       AggregateReport o = seen.get(d.ref());
       if (o == null) {
-        changes.add(new Change.Create(d));
+        changes.add(new Change.Create(d.report().get()));
       } else if (!o.ownedByTally()) {
         LOG.warn("{} exists and is not managed by tally; leaving it alone", d.ref());
       } else {
         String had = hashOf(o);
-        if (!had.equals(hashOf(d))) {
-          changes.add(new Change.Update(d, had));
+        if (!had.equals(d.contentHash())) {
+          changes.add(new Change.Update(d.report().get(), had));
         }
       }
     }
