@@ -199,6 +199,7 @@ class AggregatorFaultsTest {
                             .getMasterUrl()
                             .replace(":" + server.getPort(), ":" + proxy.port()))
                     .withRequestRetryBackoffLimit(0)
+                    .withRequestTimeout(MockCluster.REQUEST_TIMEOUT_MILLIS)
                     .endConfig());
     fixture.closeLater(viaProxy);
     var scenario = new Scenario(15, 2, 3);

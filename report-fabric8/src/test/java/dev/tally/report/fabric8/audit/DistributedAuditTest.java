@@ -42,7 +42,12 @@ class DistributedAuditTest {
   @BeforeEach
   void setUp() {
     client =
-        server.createClient(b -> b.editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
+        server.createClient(
+            b ->
+                b.editOrNewConfig()
+                    .withRequestRetryBackoffLimit(0)
+                    .withRequestTimeout(60_000)
+                    .endConfig());
     objects = AuditCluster.generate(client);
   }
 

@@ -46,7 +46,12 @@ class UnitFaultsTest {
   @BeforeEach
   void setUp() {
     client =
-        server.createClient(b -> b.editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
+        server.createClient(
+            b ->
+                b.editOrNewConfig()
+                    .withRequestRetryBackoffLimit(0)
+                    .withRequestTimeout(60_000)
+                    .endConfig());
     AuditCluster.generate(client);
     app0 = client.configMaps().inNamespace("app-0").list().getItems();
     publisher =
