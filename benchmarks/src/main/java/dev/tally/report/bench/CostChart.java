@@ -160,8 +160,9 @@ final class CostChart {
   }
 
   private static void legend(StringBuilder svg, int y) {
-    int x = LEFT;
+    // one row per layout, one column per lifecycle, so long labels never run off the picture
     for (int l = 0; l < CostModel.LAYOUTS.size(); l++) {
+      int x = LEFT;
       for (Lifecycle lifecycle : Lifecycle.values()) {
         svg.append(
             String.format(
@@ -178,13 +179,9 @@ final class CostChart {
                 y + 4,
                 CostModel.layoutLabel(CostModel.LAYOUTS.get(l)),
                 lifecycle.label()));
-        y += 18;
+        x += PANEL_WIDTH + 20;
       }
-      if (l == 0 || l == 1) {
-        // three columns of two lines each
-        x += 300;
-        y -= 36;
-      }
+      y += 18;
     }
   }
 

@@ -98,7 +98,7 @@ public final class AggregatorController implements AutoCloseable {
     this.metrics = b.metrics;
     this.retryPolicy = b.retryPolicy;
     this.random = new Random(b.seed);
-    this.calls = new ApiCalls(b.budget, b.retryPolicy, random, b.sleeper, b.metrics);
+    this.calls = b.calls(random);
     this.writer = new ReportWriter(b.client, calls, b.metrics, b.serverSideApply);
     this.clock = b.clock;
     this.nanoTicker = b.nanoTicker;
@@ -630,14 +630,8 @@ public final class AggregatorController implements AutoCloseable {
   }
 
   /** Configures an {@link AggregatorController}. */
-  public static final class Builder {
-    private final KubernetesClient client;
+  public static final class Builder extends ApiClientBuilder<Builder> {
     private @Nullable Supplier<ReportAggregator> aggregators;
-    private ApiBudget budget = ApiBudget.of(20, 40);
-    private RetryPolicy retryPolicy = RetryPolicy.defaults();
-    private long seed = 1;
-    private Sleeper sleeper = Sleeper.SYSTEM;
-    private TallyMetrics metrics = TallyMetrics.NONE;
     private Clock clock = Clock.systemUTC();
     private LongSupplier nanoTicker = System::nanoTime;
     private Duration flushWindow = Duration.ofMillis(500);
@@ -648,7 +642,7 @@ public final class AggregatorController implements AutoCloseable {
     private @Nullable LeaderElectionSettings election;
 
     private Builder(KubernetesClient client) {
-      this.client = Objects.requireNonNull(client, "client");
+      super(client);
     }
 
     /**
@@ -657,34 +651,6 @@ public final class AggregatorController implements AutoCloseable {
      */
     public Builder aggregator(Supplier<ReportAggregator> aggregators) {
       this.aggregators = aggregators;
-      return this;
-    }
-
-    /** The API budget; share one between every Tally component of the process. */
-    public Builder budget(ApiBudget budget) {
-      this.budget = budget;
-      return this;
-    }
-
-    public Builder retryPolicy(RetryPolicy retryPolicy) {
-      this.retryPolicy = retryPolicy;
-      return this;
-    }
-
-    /** Seeds the jitter of retries. */
-    public Builder seed(long seed) {
-      this.seed = seed;
-      return this;
-    }
-
-    /** How retries wait; tests pass one that does not really sleep. */
-    public Builder sleeper(Sleeper sleeper) {
-      this.sleeper = sleeper;
-      return this;
-    }
-
-    public Builder metrics(TallyMetrics metrics) {
-      this.metrics = metrics;
       return this;
     }
 

@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.util.Random;
 import java.util.function.Supplier;
@@ -8,20 +9,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one API request within the shared {@link ApiBudget}, retrying 429, 5xx and connection errors
- * as the {@link RetryPolicy} says. Any other failure (409, 404, 410, 422, ...) is the caller's to
- * handle and is thrown at once.
+ * Runs one API request within an {@link ApiBudget}, retrying 429 (honouring Retry-After), 5xx and
+ * connection errors as the {@link RetryPolicy} says. Any other failure (409, 404, 410, 422, ...) is
+ * the caller's to handle and is thrown at once. Every request Tally makes goes through one of
+ * these: the adapter's publisher and controller, and each audit member.
+ *
+ * <p>Thread-safe. The jitter comes from the injected {@link Random} and waiting goes through the
+ * injected {@link Sleeper}, so tests are deterministic and never really wait.
  */
-final class ApiCalls {
+public final class ApiCalls {
   private static final Logger LOG = LoggerFactory.getLogger(ApiCalls.class);
 
-  private final ApiBudget budget;
+  private volatile ApiBudget budget;
   private final RetryPolicy policy;
   private final Random random;
   private final Sleeper sleeper;
   private final TallyMetrics metrics;
 
-  ApiCalls(
+  /**
+   * @param random the jitter of backoff delays; seed it for reproducible delays
+   * @param metrics told of every retry
+   */
+  public ApiCalls(
       ApiBudget budget, RetryPolicy policy, Random random, Sleeper sleeper, TallyMetrics metrics) {
     this.budget = budget;
     this.policy = policy;
@@ -31,11 +40,27 @@ final class ApiCalls {
   }
 
   /**
+   * Switches to another budget from the next attempt on, as an audit member does when its share of
+   * the group's budget changes.
+   */
+  public void useBudget(ApiBudget newBudget) {
+    this.budget = newBudget;
+  }
+
+  /** The budget requests take their tokens from now. */
+  public ApiBudget budget() {
+    return budget;
+  }
+
+  /**
+   * Runs {@code request}, taking a token of the budget before each attempt.
+   *
+   * @param what names the request in logs and in the exception of an interrupt
    * @throws KubernetesClientException the last failure, when it is not retryable or attempts ran
    *     out
    * @throws ApiInterruptedException if the thread is interrupted while waiting
    */
-  <T> T call(String what, Supplier<T> request) {
+  public <T> T call(String what, Supplier<T> request) {
     for (int attempt = 1; ; attempt++) {
       try {
         budget.acquire();
@@ -56,13 +81,23 @@ final class ApiCalls {
     }
   }
 
-  void run(String what, Runnable request) {
+  /** {@link #call} for a request whose result is not needed. */
+  public void run(String what, Runnable request) {
     call(
         what,
         () -> {
           request.run();
           return Boolean.TRUE;
         });
+  }
+
+  /**
+   * Whether a failure says the object changed (409) or vanished (404) since it was read: the caller
+   * re-reads, or leaves it to its next pass.
+   */
+  public static boolean changedMeanwhile(KubernetesClientException e) {
+    return e.getCode() == HttpURLConnection.HTTP_CONFLICT
+        || e.getCode() == HttpURLConnection.HTTP_NOT_FOUND;
   }
 
   static boolean retryable(int code) {

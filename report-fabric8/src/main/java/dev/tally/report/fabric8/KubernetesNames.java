@@ -5,19 +5,44 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
-/** Deterministic, valid object names and label values derived from arbitrary strings. */
-final class KubernetesNames {
+/**
+ * Deterministic, valid object names and label values derived from arbitrary strings: the same input
+ * gives the same name on every replica and every run, and distinct identities never share a name.
+ */
+public final class KubernetesNames {
   /** Longest label value Kubernetes accepts. */
   static final int MAX_LABEL_VALUE = 63;
 
+  /** Longest DNS-1123 label, and so the longest name this class makes. */
+  static final int MAX_DNS_LABEL = 63;
+
+  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+
   private KubernetesNames() {}
+
+  /**
+   * Whether {@code s} is a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting
+   * and ending with a letter or digit.
+   */
+  public static boolean isDnsLabel(String s) {
+    return s.length() <= MAX_DNS_LABEL && DNS_LABEL.matcher(s).matches();
+  }
+
+  /**
+   * {@code name} itself when it is a DNS-1123 label, otherwise {@link #objectName objectName(name,
+   * name)}: a cleaned prefix and a hash of the whole, so that long names stay distinct.
+   */
+  public static String fitName(String name) {
+    return isDnsLabel(name) ? name : objectName(name, name);
+  }
 
   /**
    * A DNS-1123 subdomain: {@code readable} lower-cased and cleaned, truncated, then a hash of
    * {@code identity} so that two identities never share a name even when their readable parts do.
    */
-  static String objectName(String readable, String identity) {
+  public static String objectName(String readable, String identity) {
     String hash = digest(identity, 12);
     String clean = clean(readable.toLowerCase(Locale.ROOT), 63 - hash.length() - 1, true);
     return clean.isEmpty() ? hash : clean + "-" + hash;
@@ -27,7 +52,7 @@ final class KubernetesNames {
    * A valid label value: the value itself when it is one, otherwise a cleaned prefix and a hash, so
    * that selecting by it stays exact.
    */
-  static String labelValue(String value) {
+  public static String labelValue(String value) {
     String clean = clean(value, MAX_LABEL_VALUE, false);
     if (clean.equals(value)) {
       return value;
@@ -38,7 +63,7 @@ final class KubernetesNames {
   }
 
   /** The first {@code hexChars} hex digits of the SHA-256 of {@code s}. */
-  static String digest(String s, int hexChars) {
+  public static String digest(String s, int hexChars) {
     try {
       byte[] d = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(d).substring(0, hexChars);

@@ -1,6 +1,5 @@
 package dev.tally.report.fabric8;
 
-import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Subject;
@@ -9,7 +8,6 @@ import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,7 +17,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -97,7 +94,7 @@ public final class PartialReportPublisher implements AutoCloseable {
   private PartialReportPublisher(Builder b) {
     this.client = b.client;
     this.metrics = b.metrics;
-    this.calls = new ApiCalls(b.budget, b.retryPolicy, new Random(b.seed), b.sleeper, b.metrics);
+    this.calls = b.calls(new Random(b.seed));
     this.clock = b.clock;
     this.maxPending = b.maxPending;
     this.adoptionGrace = b.adoptionGrace;
@@ -201,25 +198,8 @@ public final class PartialReportPublisher implements AutoCloseable {
     int removed = 0;
     int waiting = 0;
     List<CustomResource<PartialReportSpec, Void>> candidates = new ArrayList<>();
-    candidates.addAll(
-        calls.call(
-            "list partialreports",
-            () ->
-                client
-                    .resources(PartialReportResource.class)
-                    .inAnyNamespace()
-                    .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
-                    .list()
-                    .getItems()));
-    candidates.addAll(
-        calls.call(
-            "list clusterpartialreports",
-            () ->
-                client
-                    .resources(ClusterPartialReportResource.class)
-                    .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
-                    .list()
-                    .getItems()));
+    candidates.addAll(OwnedPartialReports.inAnyNamespace(client, calls));
+    candidates.addAll(OwnedPartialReports.clusterScoped(client, calls));
     for (var resource : candidates) {
       Evaluation evaluation;
       try {
@@ -250,8 +230,7 @@ public final class PartialReportPublisher implements AutoCloseable {
               "removed the partial report about {}: it never appeared",
               evaluation.subject().display());
         } catch (KubernetesClientException e) {
-          if (e.getCode() != HttpURLConnection.HTTP_CONFLICT
-              && e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
+          if (!ApiCalls.changedMeanwhile(e)) {
             throw e;
           }
           waiting++; // changed meanwhile: look again next pass
@@ -375,10 +354,7 @@ public final class PartialReportPublisher implements AutoCloseable {
         return;
       } catch (KubernetesClientException e) {
         written.remove(cacheKey);
-        boolean conflict =
-            e.getCode() == HttpURLConnection.HTTP_CONFLICT
-                || e.getCode() == HttpURLConnection.HTTP_NOT_FOUND;
-        if (!conflict || attempt >= MAX_CONFLICT_ATTEMPTS) {
+        if (!ApiCalls.changedMeanwhile(e) || attempt >= MAX_CONFLICT_ATTEMPTS) {
           throw e;
         }
         LOG.debug("{} changed meanwhile ({}); re-reading", name, e.getCode());
@@ -431,46 +407,14 @@ public final class PartialReportPublisher implements AutoCloseable {
   }
 
   /** Configures a {@link PartialReportPublisher}. */
-  public static final class Builder {
-    private final KubernetesClient client;
-    private ApiBudget budget = ApiBudget.of(20, 40);
-    private RetryPolicy retryPolicy = RetryPolicy.defaults();
-    private long seed = 1;
-    private Sleeper sleeper = Sleeper.SYSTEM;
-    private TallyMetrics metrics = TallyMetrics.NONE;
+  public static final class Builder extends ApiClientBuilder<Builder> {
     private Clock clock = Clock.systemUTC();
     private int maxPending = 10_000;
     private Duration adoptionGrace = Duration.ofMinutes(5);
     private @Nullable SubjectResolver resolver;
 
     private Builder(KubernetesClient client) {
-      this.client = Objects.requireNonNull(client, "client");
-    }
-
-    /** The API budget; share one between every Tally component of the process. */
-    public Builder budget(ApiBudget budget) {
-      this.budget = budget;
-      return this;
-    }
-
-    public Builder retryPolicy(RetryPolicy retryPolicy) {
-      this.retryPolicy = retryPolicy;
-      return this;
-    }
-
-    public Builder seed(long seed) {
-      this.seed = seed;
-      return this;
-    }
-
-    public Builder sleeper(Sleeper sleeper) {
-      this.sleeper = sleeper;
-      return this;
-    }
-
-    public Builder metrics(TallyMetrics metrics) {
-      this.metrics = metrics;
-      return this;
+      super(client);
     }
 
     /** Where pending-since times and the grace period are measured. */

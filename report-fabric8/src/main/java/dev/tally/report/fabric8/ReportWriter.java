@@ -227,8 +227,7 @@ public final class ReportWriter {
       metrics.write("update", ref);
       return Verdict.WRITTEN;
     } catch (KubernetesClientException e) {
-      if (e.getCode() == HttpURLConnection.HTTP_CONFLICT
-          || e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
+      if (ApiCalls.changedMeanwhile(e)) {
         resourceVersions.remove(ref);
         return Verdict.CONFLICT;
       }

@@ -24,50 +24,36 @@ import org.junit.jupiter.api.Test;
 class AggregatorControllerTest {
   KubernetesMockServer server;
   KubernetesClient client;
-  private final MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+  private final VirtualTime clock = new VirtualTime(Instant.parse("2030-01-01T00:00:00Z"));
   private final CountingMetrics metrics = new CountingMetrics();
-  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private ControllerFixture fixture;
   private PartialReportPublisher publisher;
 
   @BeforeEach
   void setUp() {
-    client = MockCluster.client(server);
-    publisher =
-        PartialReportPublisher.builder(client)
-            .budget(ApiBudget.of(10_000, 10_000))
-            .sleeper(new RecordingSleeper())
-            .build();
-    closeables.add(publisher);
+    fixture = new ControllerFixture(server);
+    client = fixture.client;
+    publisher = fixture.publisher;
   }
 
   @AfterEach
   void tearDown() throws Exception {
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      closeables.get(i).close();
-    }
-    client.close();
+    fixture.close();
   }
 
   AggregatorController.Builder controller(
       KubernetesClient c, Supplier<ReportAggregator> aggregators) {
-    return AggregatorController.builder(c)
-        .aggregator(aggregators)
-        .budget(ApiBudget.of(10_000, 10_000))
+    return fixture
+        .controller(c, aggregators)
         .retryPolicy(
             new RetryPolicy(
                 6, Duration.ofMillis(10), Duration.ofMillis(100), Duration.ofSeconds(60)))
-        .sleeper(new RecordingSleeper())
         .metrics(metrics)
-        .clock(clock)
-        .flushWindow(Duration.ofMillis(50))
-        .resyncPeriod(Duration.ZERO)
-        .syncTimeout(Duration.ofSeconds(20));
+        .clock(clock);
   }
 
   AggregatorController started(AggregatorController.Builder b) {
-    AggregatorController c = b.build();
-    closeables.add(c);
-    return c.start();
+    return fixture.started(b);
   }
 
   @Test

@@ -11,8 +11,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -31,26 +29,19 @@ class AggregatorFaultsTest {
   KubernetesClient client;
   private final CountingMetrics metrics = new CountingMetrics();
   private final RecordingSleeper sleeper = new RecordingSleeper();
-  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private ControllerFixture fixture;
   private PartialReportPublisher publisher;
 
   @BeforeEach
   void setUp() {
-    client = MockCluster.client(server);
-    publisher =
-        PartialReportPublisher.builder(client)
-            .budget(ApiBudget.of(10_000, 10_000))
-            .sleeper(new RecordingSleeper())
-            .build();
-    closeables.add(publisher);
+    fixture = new ControllerFixture(server);
+    client = fixture.client;
+    publisher = fixture.publisher;
   }
 
   @AfterEach
   void tearDown() throws Exception {
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      closeables.get(i).close();
-    }
-    client.close();
+    fixture.close();
   }
 
   private AggregatorController start() {
@@ -58,22 +49,12 @@ class AggregatorFaultsTest {
   }
 
   private AggregatorController start(KubernetesClient kubernetes, Duration resyncPeriod) {
-    var controller =
-        AggregatorController.builder(kubernetes)
-            .aggregator(Scenario::newAggregator)
-            .budget(ApiBudget.of(10_000, 10_000))
-            .retryPolicy(
-                new RetryPolicy(
-                    4, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(60)))
+    return fixture.started(
+        fixture
+            .controller(kubernetes, Scenario::newAggregator)
             .sleeper(sleeper)
             .metrics(metrics)
-            .clock(new MutableClock(Instant.parse("2030-01-01T00:00:00Z")))
-            .flushWindow(Duration.ofMillis(50))
-            .resyncPeriod(resyncPeriod)
-            .syncTimeout(Duration.ofSeconds(20))
-            .build();
-    closeables.add(controller);
-    return controller.start();
+            .resyncPeriod(resyncPeriod));
   }
 
   private static Status status(int code, String reason, Integer retryAfter) {
@@ -206,7 +187,7 @@ class AggregatorFaultsTest {
   @Test
   void aDroppedWatchAndTheStaleInformerItLeavesConverge() throws Exception {
     var proxy = new ChaosProxy(server.getPort());
-    closeables.add(proxy);
+    fixture.closeLater(proxy);
     // the controller talks through a proxy that can cut its connections; producers do not
     KubernetesClient viaProxy =
         server.createClient(
@@ -218,8 +199,9 @@ class AggregatorFaultsTest {
                             .getMasterUrl()
                             .replace(":" + server.getPort(), ":" + proxy.port()))
                     .withRequestRetryBackoffLimit(0)
+                    .withRequestTimeout(MockCluster.REQUEST_TIMEOUT_MILLIS)
                     .endConfig());
-    closeables.add(viaProxy);
+    fixture.closeLater(viaProxy);
     var scenario = new Scenario(15, 2, 3);
     // the periodic re-list is what repairs an informer that missed a deletion
     start(viaProxy, Duration.ofMillis(300));

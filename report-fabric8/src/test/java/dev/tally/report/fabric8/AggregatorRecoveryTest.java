@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,47 +26,27 @@ import org.junit.jupiter.api.Test;
 class AggregatorRecoveryTest {
   KubernetesMockServer server;
   KubernetesClient client;
-  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private ControllerFixture fixture;
   private PartialReportPublisher publisher;
 
   @BeforeEach
   void setUp() {
-    client = MockCluster.client(server);
-    publisher =
-        PartialReportPublisher.builder(client)
-            .budget(ApiBudget.of(10_000, 10_000))
-            .sleeper(new RecordingSleeper())
-            .build();
-    closeables.add(publisher);
+    fixture = new ControllerFixture(server);
+    client = fixture.client;
+    publisher = fixture.publisher;
   }
 
   @AfterEach
   void tearDown() throws Exception {
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      closeables.get(i).close();
-    }
-    client.close();
+    fixture.close();
   }
 
   private AggregatorController controller(KubernetesClient c, LeaderElectionSettings election) {
-    var b =
-        AggregatorController.builder(c)
-            .aggregator(Scenario::newAggregator)
-            .budget(ApiBudget.of(10_000, 10_000))
-            .retryPolicy(
-                new RetryPolicy(
-                    4, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(60)))
-            .sleeper(new RecordingSleeper())
-            .clock(new MutableClock(Instant.parse("2030-01-01T00:00:00Z")))
-            .flushWindow(Duration.ofMillis(50))
-            .resyncPeriod(Duration.ZERO)
-            .syncTimeout(Duration.ofSeconds(20));
+    var b = fixture.controller(c, Scenario::newAggregator);
     if (election != null) {
       b.leaderElection(election);
     }
-    AggregatorController controller = b.build();
-    closeables.add(controller);
-    return controller;
+    return fixture.closeLater(b.build());
   }
 
   private static AggregateReport orphan() {
@@ -119,7 +98,7 @@ class AggregatorRecoveryTest {
   void whenTheLeaderStopsTheOtherReplicaTakesOverAndConverges() throws Exception {
     var scenario = new Scenario(22, 2, 3);
     KubernetesClient otherClient = MockCluster.client(server);
-    closeables.add(otherClient);
+    fixture.closeLater(otherClient);
     AggregatorController a = controller(client, election("replica-a")).start();
     AggregatorController b = controller(otherClient, election("replica-b")).start();
     Await.until("one replica leads", () -> a.isLeading() || b.isLeading());

@@ -11,7 +11,7 @@ final class Await {
   private Await() {}
 
   static void until(String what, BooleanSupplier condition) {
-    until(what, condition, Duration.ofSeconds(30));
+    until(what, condition, Duration.ofSeconds(90));
   }
 
   static void until(String what, BooleanSupplier condition, Duration timeout) {

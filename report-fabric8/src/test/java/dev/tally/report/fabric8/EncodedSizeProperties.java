@@ -5,6 +5,7 @@ import static org.quicktheories.QuickTheory.qt;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.Result;
+import dev.tally.report.api.testing.WideModel;
 import dev.tally.report.merge.EncodedSize;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.charset.StandardCharsets;
@@ -21,13 +22,13 @@ class EncodedSizeProperties {
 
   /** Reports of a realistic size: tens to hundreds of results. */
   private static Gen<AggregateReport> realisticReports() {
-    Gen<AggregateReport> base = ModelGen.aggregates();
+    Gen<AggregateReport> base = AdapterGen.aggregates();
     return in -> {
       AggregateReport r = base.generate(in);
       List<Result> results = new ArrayList<>();
-      long n = ModelGen.between(in, 20, 200);
+      long n = WideModel.between(in, 20, 200);
       for (int i = 0; i < n; i++) {
-        results.add(ModelGen.result(in, r.ref().namespace(), ModelGen.coverageKey(in)));
+        results.add(WideModel.result(in, r.ref().namespace(), WideModel.coverageKey(in)));
       }
       return new AggregateReport(
           r.ref(),

@@ -14,12 +14,20 @@ final class MockCluster {
   private MockCluster() {}
 
   /**
-   * A client without fabric8's own retries, so that Tally's budget and backoff are what is tested.
+   * A client without fabric8's own retries, so that Tally's budget and backoff are what is tested,
+   * and with a generous request timeout: a bound for a busy build machine, not a wait.
    */
   static KubernetesClient client(KubernetesMockServer server) {
     return server.createClient(
-        b -> b.editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
+        b ->
+            b.editOrNewConfig()
+                .withRequestRetryBackoffLimit(0)
+                .withRequestTimeout(REQUEST_TIMEOUT_MILLIS)
+                .endConfig());
   }
+
+  /** fabric8's default is 10 s; a loaded 2-core CI machine has been seen to need more. */
+  static final int REQUEST_TIMEOUT_MILLIS = 60_000;
 
   static Pod pod(KubernetesClient client, String namespace, String name) {
     return client

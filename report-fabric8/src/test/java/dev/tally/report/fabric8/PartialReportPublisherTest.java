@@ -30,7 +30,7 @@ class PartialReportPublisherTest {
   KubernetesMockServer server;
   KubernetesClient client;
   private PartialReportPublisher publisher;
-  private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+  private final VirtualTime clock = new VirtualTime(Instant.parse("2026-01-01T00:00:00Z"));
 
   @BeforeEach
   void setUp() {

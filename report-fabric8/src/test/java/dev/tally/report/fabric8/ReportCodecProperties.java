@@ -14,7 +14,7 @@ class ReportCodecProperties {
   void aggregateRoundTripThroughJsonIsIdentity() {
     qt().withFixedSeed(20261130L)
         .withExamples(400)
-        .forAll(ModelGen.aggregates())
+        .forAll(AdapterGen.aggregates())
         .checkAssert(
             report -> {
               AggregateResource resource = ReportCodec.encode(report);
@@ -30,7 +30,7 @@ class ReportCodecProperties {
   void encodingIsDeterministic() {
     qt().withFixedSeed(7L)
         .withExamples(100)
-        .forAll(ModelGen.aggregates())
+        .forAll(AdapterGen.aggregates())
         .checkAssert(
             report ->
                 assertThat(Serialization.asJson(ReportCodec.encode(report)))
@@ -42,7 +42,7 @@ class ReportCodecProperties {
   void partialRoundTripThroughJsonIsIdentity() {
     qt().withFixedSeed(42L)
         .withExamples(400)
-        .forAll(ModelGen.evaluations())
+        .forAll(AdapterGen.evaluations())
         .checkAssert(
             evaluation -> {
               CustomResource<PartialReportSpec, Void> resource =

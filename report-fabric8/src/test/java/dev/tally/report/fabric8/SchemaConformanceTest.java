@@ -68,7 +68,7 @@ class SchemaConformanceTest {
   void everyAggregateTallyWritesValidatesAgainstTheOfficialCrd() {
     qt().withFixedSeed(11L)
         .withExamples(300)
-        .forAll(ModelGen.aggregates())
+        .forAll(AdapterGen.aggregates())
         .checkAssert(
             report -> {
               try {
@@ -85,7 +85,7 @@ class SchemaConformanceTest {
   void everyPartialReportValidatesAgainstTheShippedCrd() {
     qt().withFixedSeed(12L)
         .withExamples(300)
-        .forAll(ModelGen.evaluations())
+        .forAll(AdapterGen.evaluations())
         .checkAssert(
             evaluation -> {
               try {
@@ -103,7 +103,7 @@ class SchemaConformanceTest {
   void theValidatorRejectsAnUnknownStatusSoTheChecksAboveCanFail() {
     qt().withFixedSeed(13L)
         .withExamples(20)
-        .forAll(ModelGen.aggregates())
+        .forAll(AdapterGen.aggregates())
         .checkAssert(
             report -> {
               AggregateResource resource = ReportCodec.encode(report);

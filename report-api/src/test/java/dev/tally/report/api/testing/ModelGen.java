@@ -8,7 +8,8 @@ import org.quicktheories.generators.Generate;
 /**
  * QuickTheories generators for the model, shared by every module's property tests (through the
  * report-api test-jar). Values are built by {@link RandomModel} from a generated seed, so a failing
- * example is reproduced by its seed.
+ * example is reproduced by its seed. For values spread over every field's whole range (encodings,
+ * sizes), draw from {@link WideModel}.
  */
 public final class ModelGen {
   private ModelGen() {}

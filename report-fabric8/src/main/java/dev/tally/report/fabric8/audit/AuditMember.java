@@ -1,9 +1,12 @@
 package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.fabric8.ApiBudget;
+import dev.tally.report.fabric8.ApiCalls;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.RetryPolicy;
 import dev.tally.report.fabric8.Sleeper;
+import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.merge.audit.AuditBudget;
 import dev.tally.report.merge.audit.PageSizeAdvisor;
 import dev.tally.report.merge.audit.RunId;
@@ -73,7 +76,10 @@ public final class AuditMember implements AutoCloseable {
   private final RetryPolicy unitRetry;
   private final Random random;
   private final ShardPlanner planner;
-  private final AuditCalls calls;
+  private final LongSupplier ticker;
+  private final Sleeper sleeper;
+  private final ApiCalls calls;
+  private volatile AuditBudget share;
   private final LeaseMembership membership;
   private final MemberStatusStore statuses;
   private final RunManifestStore manifests;
@@ -128,14 +134,18 @@ public final class AuditMember implements AutoCloseable {
     this.unitRetry = b.unitRetry;
     this.random = new Random(b.seed);
     this.planner = new ShardPlanner(b.epsilon);
-    LongSupplier ticker =
+    this.ticker =
         b.ticker != null
             ? b.ticker
             : () -> {
               Instant now = b.clock.instant();
               return now.getEpochSecond() * 1_000_000_000L + now.getNano();
             };
-    this.calls = new AuditCalls(b.budget, b.requestRetry, b.seed, b.sleeper, ticker);
+    this.sleeper = b.sleeper;
+    this.share = b.budget;
+    this.calls =
+        new ApiCalls(
+            budgetOf(b.budget), b.requestRetry, new Random(b.seed), b.sleeper, TallyMetrics.NONE);
     this.membership =
         new LeaseMembership(
             b.client,
@@ -185,7 +195,7 @@ public final class AuditMember implements AutoCloseable {
       if (!live.contains(member)) {
         live = List.copyOf(new TreeSet<>(concat(live, member)));
       }
-      calls.share(globalBudget.share(live.size()));
+      useShare(globalBudget.share(live.size()));
       long epoch = RunId.epochOf(clock.instant(), interval);
       List<String> planMembers = live;
       Instant now = clock.instant();
@@ -304,7 +314,21 @@ public final class AuditMember implements AutoCloseable {
 
   /** This member's current share of the group's API budget. */
   public AuditBudget budgetShare() {
-    return calls.share();
+    return share;
+  }
+
+  /** Switches to a new share of the group's budget, as when the membership changed. */
+  private void useShare(AuditBudget newShare) {
+    if (!newShare.equals(share)) {
+      LOG.info("audit budget share now {} qps, burst {}", newShare.qps(), newShare.burst());
+      share = newShare;
+      calls.useBudget(budgetOf(newShare));
+    }
+  }
+
+  /** A fresh token bucket at the rate of {@code budget}. */
+  private ApiBudget budgetOf(AuditBudget budget) {
+    return new ApiBudget(budget.qps(), budget.burst(), ticker, sleeper);
   }
 
   /** Runs {@link #tick()} every {@code period} on {@code executor} until {@link #close()}. */

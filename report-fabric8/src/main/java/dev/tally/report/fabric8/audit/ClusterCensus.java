@@ -1,5 +1,6 @@
 package dev.tally.report.fabric8.audit;
 
+import dev.tally.report.fabric8.ApiCalls;
 import dev.tally.report.merge.audit.KindCensus;
 import dev.tally.report.merge.audit.UnitCatalog;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
@@ -18,9 +19,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class ClusterCensus {
   private final KubernetesClient client;
-  private final AuditCalls calls;
+  private final ApiCalls calls;
 
-  ClusterCensus(KubernetesClient client, AuditCalls calls) {
+  ClusterCensus(KubernetesClient client, ApiCalls calls) {
     this.client = client;
     this.calls = calls;
   }

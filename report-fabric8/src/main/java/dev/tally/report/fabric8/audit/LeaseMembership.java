@@ -1,6 +1,6 @@
 package dev.tally.report.fabric8.audit;
 
-import dev.tally.report.api.AggregateReport;
+import dev.tally.report.fabric8.ApiCalls;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -13,7 +13,6 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +27,7 @@ final class LeaseMembership {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseMembership.class);
 
   private final KubernetesClient client;
-  private final AuditCalls calls;
+  private final ApiCalls calls;
   private final String namespace;
   private final String group;
   private final String member;
@@ -38,7 +37,7 @@ final class LeaseMembership {
 
   LeaseMembership(
       KubernetesClient client,
-      AuditCalls calls,
+      ApiCalls calls,
       String namespace,
       String group,
       String member,
@@ -69,11 +68,7 @@ final class LeaseMembership {
                 .withNewMetadata()
                 .withName(name)
                 .withNamespace(namespace)
-                .withLabels(
-                    Map.of(
-                        AuditNames.GROUP_LABEL, group,
-                        AuditNames.MEMBER_LABEL, member,
-                        AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE))
+                .withLabels(AuditNames.memberLabels(group, member))
                 .endMetadata()
                 .withNewSpec()
                 .withHolderIdentity(member)
@@ -156,8 +151,7 @@ final class LeaseMembership {
                   .delete());
       LOG.info("removed the expired lease of audit member {}", lease.getSpec().getHolderIdentity());
     } catch (KubernetesClientException e) {
-      if (e.getCode() != HttpURLConnection.HTTP_CONFLICT
-          && e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
+      if (!ApiCalls.changedMeanwhile(e)) {
         throw e;
       }
       // renewed or removed meanwhile: nothing to do

@@ -1,7 +1,7 @@
 package dev.tally.report.fabric8.audit;
 
-import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.fabric8.ApiCalls;
 import dev.tally.report.merge.audit.RunId;
 import dev.tally.report.merge.audit.RunLedger;
 import dev.tally.report.merge.audit.UnitStatus;
@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.net.HttpURLConnection;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -27,11 +27,11 @@ final class MemberStatusStore {
   private static final int MAX_CONFLICTS = 4;
 
   private final KubernetesClient client;
-  private final AuditCalls calls;
+  private final ApiCalls calls;
   private final String namespace;
   private final String group;
 
-  MemberStatusStore(KubernetesClient client, AuditCalls calls, String namespace, String group) {
+  MemberStatusStore(KubernetesClient client, ApiCalls calls, String namespace, String group) {
     this.client = client;
     this.calls = calls;
     this.namespace = namespace;
@@ -54,11 +54,7 @@ final class MemberStatusStore {
               .withNewMetadata()
               .withName(name)
               .withNamespace(namespace)
-              .withLabels(
-                  Map.of(
-                      AuditNames.GROUP_LABEL, group,
-                      AuditNames.MEMBER_LABEL, member,
-                      AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE))
+              .withLabels(AuditNames.memberLabels(group, member))
               .endMetadata()
               .withData(data)
               .build();
@@ -71,10 +67,7 @@ final class MemberStatusStore {
         }
         return;
       } catch (KubernetesClientException e) {
-        boolean conflict =
-            e.getCode() == HttpURLConnection.HTTP_CONFLICT
-                || e.getCode() == HttpURLConnection.HTTP_NOT_FOUND;
-        if (!conflict || attempt >= MAX_CONFLICTS) {
+        if (!ApiCalls.changedMeanwhile(e) || attempt >= MAX_CONFLICTS) {
           throw e;
         }
       }
@@ -83,17 +76,7 @@ final class MemberStatusStore {
 
   /** The join of every member's statuses for {@code run}; maps of other runs are ignored. */
   RunLedger read(RunId run) {
-    var maps =
-        calls.call(
-            "list statuses",
-            () ->
-                client
-                    .configMaps()
-                    .inNamespace(namespace)
-                    .withLabel(AuditNames.GROUP_LABEL, group)
-                    .withLabel(AuditNames.MEMBER_LABEL)
-                    .list()
-                    .getItems());
+    var maps = listStatuses();
     RunLedger ledger = RunLedger.empty(run);
     for (ConfigMap map : maps) {
       Map<String, String> data = map.getData() == null ? Map.of() : map.getData();
@@ -122,17 +105,7 @@ final class MemberStatusStore {
    * Deletes the maps of members not in {@code keep} that belong to another run than {@code run}.
    */
   void cleanUp(RunId run, Set<String> keep) {
-    var maps =
-        calls.call(
-            "list statuses",
-            () ->
-                client
-                    .configMaps()
-                    .inNamespace(namespace)
-                    .withLabel(AuditNames.GROUP_LABEL, group)
-                    .withLabel(AuditNames.MEMBER_LABEL)
-                    .list()
-                    .getItems());
+    var maps = listStatuses();
     for (ConfigMap map : maps) {
       String member = map.getMetadata().getLabels().get(AuditNames.MEMBER_LABEL);
       Map<String, String> data = map.getData() == null ? Map.of() : map.getData();
@@ -148,5 +121,19 @@ final class MemberStatusStore {
                     .delete());
       }
     }
+  }
+
+  /** Every member's status map of this group. */
+  private List<ConfigMap> listStatuses() {
+    return calls.call(
+        "list statuses",
+        () ->
+            client
+                .configMaps()
+                .inNamespace(namespace)
+                .withLabel(AuditNames.GROUP_LABEL, group)
+                .withLabel(AuditNames.MEMBER_LABEL)
+                .list()
+                .getItems());
   }
 }

@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.fabric8.ApiCalls;
 import dev.tally.report.merge.audit.RunId;
 import dev.tally.report.merge.audit.ShardPlan;
 import dev.tally.report.merge.audit.ShardPlanner;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,14 +31,14 @@ final class RunManifestStore {
   private static final String EPOCH_LABEL = "tally.dev/audit-epoch";
 
   private final KubernetesClient client;
-  private final AuditCalls calls;
+  private final ApiCalls calls;
   private final String namespace;
   private final String group;
   private final ShardPlanner planner;
 
   RunManifestStore(
       KubernetesClient client,
-      AuditCalls calls,
+      ApiCalls calls,
       String namespace,
       String group,
       ShardPlanner planner) {
@@ -53,10 +55,7 @@ final class RunManifestStore {
    */
   Optional<RunManifest> getOrCreate(long epoch, boolean mayCreate, Supplier<ShardPlan> plan) {
     String name = AuditNames.manifest(group, epoch);
-    ConfigMap existing =
-        calls.call(
-            "get manifest " + name,
-            () -> client.configMaps().inNamespace(namespace).withName(name).get());
+    @Nullable ConfigMap existing = get(name);
     if (existing != null) {
       return Optional.of(decode(existing));
     }
@@ -102,10 +101,7 @@ final class RunManifestStore {
         throw e;
       }
       // another member started this interval first: its manifest is the run
-      ConfigMap winner =
-          calls.call(
-              "get manifest " + name,
-              () -> client.configMaps().inNamespace(namespace).withName(name).get());
+      @Nullable ConfigMap winner = get(name);
       if (winner == null) {
         throw new IllegalStateException("manifest " + name + " vanished after a conflict");
       }
@@ -144,6 +140,12 @@ final class RunManifestStore {
                     .delete());
       }
     }
+  }
+
+  private @Nullable ConfigMap get(String name) {
+    return calls.call(
+        "get manifest " + name,
+        () -> client.configMaps().inNamespace(namespace).withName(name).get());
   }
 
   private RunManifest decode(ConfigMap map) {

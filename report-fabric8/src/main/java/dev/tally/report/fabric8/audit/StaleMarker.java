@@ -1,10 +1,9 @@
 package dev.tally.report.fabric8.audit;
 
-import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.InvalidReportException;
-import dev.tally.report.fabric8.ClusterPartialReportResource;
+import dev.tally.report.fabric8.ApiCalls;
 import dev.tally.report.fabric8.Evaluation;
-import dev.tally.report.fabric8.PartialReportResource;
+import dev.tally.report.fabric8.OwnedPartialReports;
 import dev.tally.report.fabric8.PartialReportSpec;
 import dev.tally.report.fabric8.ReportCodec;
 import dev.tally.report.merge.audit.WorkUnit;
@@ -27,9 +26,9 @@ final class StaleMarker {
   private static final Logger LOG = LoggerFactory.getLogger(StaleMarker.class);
 
   private final KubernetesClient client;
-  private final AuditCalls calls;
+  private final ApiCalls calls;
 
-  StaleMarker(KubernetesClient client, AuditCalls calls) {
+  StaleMarker(KubernetesClient client, ApiCalls calls) {
     this.client = client;
     this.calls = calls;
   }
@@ -41,27 +40,11 @@ final class StaleMarker {
   int mark(WorkUnit unit, AuditTarget target, String reason) {
     List<? extends CustomResource<PartialReportSpec, Void>> candidates;
     if (!target.namespaced()) {
-      candidates =
-          calls.call(
-              "list clusterpartialreports",
-              () ->
-                  client
-                      .resources(ClusterPartialReportResource.class)
-                      .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
-                      .list()
-                      .getItems());
+      candidates = OwnedPartialReports.clusterScoped(client, calls);
+    } else if (unit.wholeKind()) {
+      candidates = OwnedPartialReports.inAnyNamespace(client, calls);
     } else {
-      var resources = client.resources(PartialReportResource.class);
-      candidates =
-          calls.call(
-              "list partialreports",
-              () ->
-                  (unit.wholeKind()
-                          ? resources.inAnyNamespace()
-                          : resources.inNamespace(unit.namespace()))
-                      .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
-                      .list()
-                      .getItems());
+      candidates = OwnedPartialReports.inNamespace(client, calls, unit.namespace());
     }
     int marked = 0;
     for (var resource : new ArrayList<>(candidates)) {

@@ -3,6 +3,7 @@ package dev.tally.report.fabric8.audit;
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.ApiCalls;
 import dev.tally.report.fabric8.Evaluation;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.merge.audit.PageSizeAdvisor;
@@ -33,14 +34,14 @@ import org.slf4j.LoggerFactory;
  * tokens followed to the end), the user's evaluation per object, one partial report per object
  * through the adapter's {@link PartialReportPublisher} (producer {@code audit/<member>}, coverage =
  * the policies audited). An expired continue token (410) restarts the unit from the first page,
- * since tokens cannot be resumed; 429 and 5xx are retried by {@link AuditCalls}. The unit is done
+ * since tokens cannot be resumed; 429 and 5xx are retried by {@link ApiCalls}. The unit is done
  * only once every evaluation is written.
  */
 final class UnitAuditor {
   private static final Logger LOG = LoggerFactory.getLogger(UnitAuditor.class);
 
   private final KubernetesClient client;
-  private final AuditCalls calls;
+  private final ApiCalls calls;
   private final PartialReportPublisher publisher;
   private final AuditEvaluator evaluator;
   private final Set<CoverageKey> coverage;
@@ -52,7 +53,7 @@ final class UnitAuditor {
 
   UnitAuditor(
       KubernetesClient client,
-      AuditCalls calls,
+      ApiCalls calls,
       PartialReportPublisher publisher,
       AuditEvaluator evaluator,
       Set<CoverageKey> coverage,

@@ -7,6 +7,7 @@ import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.Evaluation;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.RetryPolicy;
+import dev.tally.report.fabric8.VirtualTime;
 import dev.tally.report.merge.audit.AuditBudget;
 import dev.tally.report.merge.audit.UnitState;
 import dev.tally.report.merge.audit.UnitStatus;
@@ -41,7 +42,12 @@ class DistributedAuditTest {
   @BeforeEach
   void setUp() {
     client =
-        server.createClient(b -> b.editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
+        server.createClient(
+            b ->
+                b.editOrNewConfig()
+                    .withRequestRetryBackoffLimit(0)
+                    .withRequestTimeout(60_000)
+                    .endConfig());
     objects = AuditCluster.generate(client);
   }
 

@@ -2,13 +2,17 @@ package dev.tally.report.fabric8.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.report.fabric8.ApiBudget;
+import dev.tally.report.fabric8.ApiCalls;
 import dev.tally.report.fabric8.RetryPolicy;
-import dev.tally.report.merge.audit.AuditBudget;
+import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.VirtualTime;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 @EnableKubernetesMockClient(crud = true)
@@ -21,7 +25,12 @@ class LeaseMembershipTest {
 
   private LeaseMembership member(String id) {
     var calls =
-        new AuditCalls(new AuditBudget(1000, 1000), RetryPolicy.defaults(), 1, time, time::nanos);
+        new ApiCalls(
+            new ApiBudget(1000, 1000, time::nanos, time),
+            RetryPolicy.defaults(),
+            new Random(1),
+            time,
+            TallyMetrics.NONE);
     return new LeaseMembership(client, calls, "tally", "g", id, LEASE, LEASE.multipliedBy(3), time);
   }
 

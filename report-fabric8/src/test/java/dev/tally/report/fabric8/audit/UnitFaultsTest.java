@@ -6,6 +6,7 @@ import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.PartialReportResource;
 import dev.tally.report.fabric8.RetryPolicy;
+import dev.tally.report.fabric8.VirtualTime;
 import dev.tally.report.merge.audit.AuditBudget;
 import dev.tally.report.merge.audit.UnitState;
 import dev.tally.report.merge.audit.UnitStatus;
@@ -45,7 +46,12 @@ class UnitFaultsTest {
   @BeforeEach
   void setUp() {
     client =
-        server.createClient(b -> b.editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
+        server.createClient(
+            b ->
+                b.editOrNewConfig()
+                    .withRequestRetryBackoffLimit(0)
+                    .withRequestTimeout(60_000)
+                    .endConfig());
     AuditCluster.generate(client);
     app0 = client.configMaps().inNamespace("app-0").list().getItems();
     publisher =

@@ -1,6 +1,5 @@
-package dev.tally.report.fabric8.audit;
+package dev.tally.report.fabric8;
 
-import dev.tally.report.fabric8.Sleeper;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,19 +10,20 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A clock the test moves, and a sleeper that moves it instead of waiting: budget waits and backoffs
- * take virtual time, never real time.
+ * take virtual time, never real time. The one test clock of this module (public for the audit
+ * tests).
  */
-final class VirtualTime extends Clock implements Sleeper {
+public final class VirtualTime extends Clock implements Sleeper {
   private final Instant start;
   private volatile Instant now;
-  final List<Duration> sleeps = new CopyOnWriteArrayList<>();
+  public final List<Duration> sleeps = new CopyOnWriteArrayList<>();
 
-  VirtualTime(Instant start) {
+  public VirtualTime(Instant start) {
     this.start = start;
     this.now = start;
   }
 
-  synchronized void advance(Duration d) {
+  public synchronized void advance(Duration d) {
     now = now.plus(d);
   }
 
@@ -33,11 +33,11 @@ final class VirtualTime extends Clock implements Sleeper {
     advance(duration);
   }
 
-  Duration elapsed() {
+  public Duration elapsed() {
     return Duration.between(start, now);
   }
 
-  long nanos() {
+  public long nanos() {
     Instant n = now;
     return n.getEpochSecond() * 1_000_000_000L + n.getNano();
   }
