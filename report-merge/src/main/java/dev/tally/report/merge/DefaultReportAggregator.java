@@ -54,7 +54,7 @@ final class DefaultReportAggregator implements ReportAggregator {
   private final Optional<ReportConfiguration> configuration;
   private Liveness liveness = Liveness.all();
 
-  private final Map<String, Map<CoverageKey, Register>> subjects = new HashMap<>();
+  private final Map<String, HeldRegisters> subjects = new HashMap<>();
   private final Map<String, Timestamp> tombstones = new HashMap<>();
   private final Map<GroupKey, Group> groups = new HashMap<>();
   private final Set<Group> dirty = new LinkedHashSet<>();
@@ -115,7 +115,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       return;
     }
     Order order = Order.of(p);
-    Map<CoverageKey, Register> held = subjects.getOrDefault(uid, Map.of());
+    HeldRegisters held = subjects.getOrDefault(uid, HeldRegisters.NONE);
 
     // plan everything first, so a refused report changes nothing
     List<Register> incoming = new ArrayList<>();
@@ -148,7 +148,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
     if (values.needsRebuild()) {
       List<Register> live = new ArrayList<>();
-      subjects.values().forEach(rs -> live.addAll(rs.values()));
+      subjects.values().forEach(rs -> rs.forEach(live::add));
       values.rebuild(live);
     }
   }
@@ -171,8 +171,8 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
   }
 
-  private void checkProducerCap(String producer, Map<CoverageKey, Register> held) {
-    for (Register r : held.values()) {
+  private void checkProducerCap(String producer, HeldRegisters held) {
+    for (Register r : held) {
       if (r.order.producer().equals(producer)) {
         return; // already counted for this subject
       }
@@ -193,12 +193,12 @@ final class DefaultReportAggregator implements ReportAggregator {
       throw new InvalidReportException("uid", "is required");
     }
     tombstones.merge(uid, deletedAt, (a, b) -> a.compareTo(b) >= 0 ? a : b);
-    Map<CoverageKey, Register> held = subjects.get(uid);
+    HeldRegisters held = subjects.get(uid);
     if (held == null) {
       return;
     }
     Timestamp effective = tombstones.get(uid);
-    for (Register r : List.copyOf(held.values())) {
+    for (Register r : held.toList()) {
       if (MergeRule.hidden(r.order.observedAt(), effective)) {
         remove(r);
       }
@@ -221,7 +221,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     // a filter on output: take every register out of its trie, refresh its view, put it back
     List<Register> all = new ArrayList<>();
     for (var held : subjects.values()) {
-      for (Register r : held.values()) {
+      for (Register r : held) {
         group(r).trie.remove(r);
         all.add(r);
       }
@@ -245,15 +245,15 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   /** Adds a register that no other register of its (uid, key) is held for. */
   private void put(Register r) {
-    Map<CoverageKey, Register> held = subjects.computeIfAbsent(r.uid, k -> new HashMap<>(8));
+    HeldRegisters held = subjects.computeIfAbsent(r.uid, k -> new HeldRegisters(4));
     boolean producerNew = true;
-    for (Register other : held.values()) {
+    for (Register other : held) {
       if (other.order.producer().equals(r.order.producer())) {
         producerNew = false;
         break;
       }
     }
-    held.put(r.key, r);
+    held.put(r);
     if (producerNew) {
       subjectsByProducer.computeIfAbsent(r.order.producer(), k -> new int[1])[0]++;
     }
@@ -272,10 +272,10 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   private void remove(Register r) {
     values.removed();
-    Map<CoverageKey, Register> held = subjects.get(r.uid);
+    HeldRegisters held = subjects.get(r.uid);
     held.remove(r.key);
     boolean producerGone = true;
-    for (Register other : held.values()) {
+    for (Register other : held) {
       if (other.order.producer().equals(r.order.producer())) {
         producerGone = false;
         break;
@@ -508,7 +508,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       s = s.delete(e.getKey(), e.getValue());
     }
     for (var held : subjects.values()) {
-      for (Register r : held.values()) {
+      for (Register r : held) {
         s = s.merge(ReportState.empty().apply(partialOf(r)));
       }
     }
