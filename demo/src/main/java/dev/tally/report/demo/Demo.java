@@ -231,7 +231,7 @@ public final class Demo {
         live.add(CoverageKey.of("kyverno", policy));
       }
     }
-    controller.setLiveness(Liveness.only(live)).get(10, TimeUnit.SECONDS);
+    controller.setLiveness(Liveness.only(live)).get(60, TimeUnit.SECONDS);
 
     phase = "waiting for the aggregates to converge";
     awaitConverged(controller, admin);
@@ -247,8 +247,8 @@ public final class Demo {
       }
     }
     await(writes);
-    controller.flushNow().get(10, TimeUnit.SECONDS);
-    controller.resyncNow().get(10, TimeUnit.SECONDS);
+    controller.flushNow().get(60, TimeUnit.SECONDS);
+    controller.resyncNow().get(60, TimeUnit.SECONDS);
     long steadyWrites = aggregatorRequests.writes() - writesBefore;
 
     progress.shutdownNow();
@@ -316,8 +316,8 @@ public final class Demo {
   private void awaitConverged(AggregatorController controller, KubernetesClient admin)
       throws Exception {
     for (int i = 0; i < 600; i++) {
-      controller.flushNow().get(10, TimeUnit.SECONDS);
-      List<AggregateReport> desired = controller.desired().get(10, TimeUnit.SECONDS);
+      controller.flushNow().get(60, TimeUnit.SECONDS);
+      List<AggregateReport> desired = controller.desired().get(60, TimeUnit.SECONDS);
       if (!desired.isEmpty() && desired.equals(observed(admin))) {
         return;
       }

@@ -78,7 +78,7 @@ class AggregatorFaultsTest {
   private void churn(Scenario scenario, String namespace) throws Exception {
     for (Subject s : scenario.subjects) {
       if (s.namespace().equals(namespace)) {
-        publisher.publish(scenario.evaluate("background", s)).get(30, TimeUnit.SECONDS);
+        publisher.publish(scenario.evaluate("background", s)).get(90, TimeUnit.SECONDS);
       }
     }
   }

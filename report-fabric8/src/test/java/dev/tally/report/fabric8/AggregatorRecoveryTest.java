@@ -81,7 +81,9 @@ class AggregatorRecoveryTest {
         first.close();
       }
     }
-    CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+    // generous: closing an informer mid-stream can stall kubernetes-server-mock's single event
+    // loop for 30 s (its watch listener awaits a write the blocked loop would make); a bound only
+    CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
     // while no aggregator runs: a subject is deleted and an owned aggregate is left behind
     scenario.garbageCollect(client, scenario.subjects.get(0));
     client.resource(ReportCodec.encode(orphan())).create();

@@ -48,7 +48,7 @@ final class ControllerFixture implements AutoCloseable {
         .clock(new VirtualTime(Instant.parse("2030-01-01T00:00:00Z")))
         .flushWindow(Duration.ofMillis(50))
         .resyncPeriod(Duration.ZERO)
-        .syncTimeout(Duration.ofSeconds(20));
+        .syncTimeout(Duration.ofSeconds(60));
   }
 
   /** Builds the controller, to be closed after the test, and starts it. */

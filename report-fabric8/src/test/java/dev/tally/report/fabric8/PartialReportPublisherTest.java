@@ -79,9 +79,9 @@ class PartialReportPublisherTest {
     var pod = MockCluster.pod(client, "team-a", "web");
     Subject subject = Subject.of("v1", "Pod", "team-a", "web", pod.getMetadata().getUid());
 
-    publisher.publish(evaluation(subject, 1, ResultStatus.FAIL)).get(10, TimeUnit.SECONDS);
+    publisher.publish(evaluation(subject, 1, ResultStatus.FAIL)).get(60, TimeUnit.SECONDS);
     String uidOfObject = partials("team-a").get(0).getMetadata().getUid();
-    publisher.publish(evaluation(subject, 2, ResultStatus.PASS)).get(10, TimeUnit.SECONDS);
+    publisher.publish(evaluation(subject, 2, ResultStatus.PASS)).get(60, TimeUnit.SECONDS);
 
     assertThat(partials("team-a"))
         .singleElement()
@@ -109,9 +109,9 @@ class PartialReportPublisherTest {
   void anOlderEvaluationNeverOverwritesANewerOne() throws Exception {
     publisher = publisherBuilder().build();
     Subject subject = Subject.of("v1", "Pod", "team-a", "web", "uid-1");
-    publisher.publish(evaluation(subject, 5, ResultStatus.FAIL)).get(10, TimeUnit.SECONDS);
-    publisher.publish(evaluation(subject, 4, ResultStatus.PASS)).get(10, TimeUnit.SECONDS);
-    publisher.publish(evaluation(subject, 5, ResultStatus.FAIL)).get(10, TimeUnit.SECONDS);
+    publisher.publish(evaluation(subject, 5, ResultStatus.FAIL)).get(60, TimeUnit.SECONDS);
+    publisher.publish(evaluation(subject, 4, ResultStatus.PASS)).get(60, TimeUnit.SECONDS);
+    publisher.publish(evaluation(subject, 5, ResultStatus.FAIL)).get(60, TimeUnit.SECONDS);
 
     assertThat(partials("team-a"))
         .singleElement()
@@ -157,7 +157,7 @@ class PartialReportPublisherTest {
         .hasMessageContaining("1 pending");
 
     release.countDown();
-    CompletableFuture.allOf(inFlight, f1, f2, f3).get(10, TimeUnit.SECONDS);
+    CompletableFuture.allOf(inFlight, f1, f2, f3).get(60, TimeUnit.SECONDS);
     var busyObject =
         client
             .resources(PartialReportResource.class)
@@ -175,8 +175,8 @@ class PartialReportPublisherTest {
     publisher = publisherBuilder().adoptionGrace(Duration.ofMinutes(5)).build();
     Subject later = Subject.of("v1", "Pod", "team-a", "created-later", "");
     Subject never = Subject.of("v1", "Pod", "team-a", "never-created", "");
-    publisher.publish(evaluation(later, 1, ResultStatus.FAIL)).get(10, TimeUnit.SECONDS);
-    publisher.publish(evaluation(never, 1, ResultStatus.FAIL)).get(10, TimeUnit.SECONDS);
+    publisher.publish(evaluation(later, 1, ResultStatus.FAIL)).get(60, TimeUnit.SECONDS);
+    publisher.publish(evaluation(never, 1, ResultStatus.FAIL)).get(60, TimeUnit.SECONDS);
     assertThat(partials("team-a"))
         .hasSize(2)
         .allSatisfy(p -> assertThat(p.getMetadata().getOwnerReferences()).isEmpty());

@@ -92,7 +92,7 @@ final class Scenario {
         writes.add(publisher.publish(evaluate(producer, s)));
       }
     }
-    CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
   }
 
   /** Deletes a subject's partial reports as garbage collection would, and remembers it is gone. */
