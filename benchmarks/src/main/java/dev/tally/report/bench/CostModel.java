@@ -22,6 +22,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Which report layout should a cluster use? Replays the same seeded hour of a simulated cluster
@@ -65,14 +70,30 @@ public final class CostModel {
       }
     }
     long started = System.nanoTime();
-    List<LayoutCost> costs = new ArrayList<>();
     List<ClusterScript> scripts = new ArrayList<>();
+    List<Callable<List<LayoutCost>>> replays = new ArrayList<>();
     for (int size : sizes) {
       ClusterScript script = ClusterScript.generate(size, seed);
       scripts.add(script);
       for (String layout : LAYOUTS) {
-        costs.addAll(replay(script, layout));
+        replays.add(() -> replay(script, layout));
       }
+    }
+    // each replay owns its aggregator, so they run side by side; results keep the list's order
+    List<LayoutCost> costs = new ArrayList<>();
+    ExecutorService pool =
+        Executors.newFixedThreadPool(Math.max(1, Runtime.getRuntime().availableProcessors()));
+    try {
+      for (Future<List<LayoutCost>> f : pool.invokeAll(replays)) {
+        costs.addAll(f.get());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("a replay failed", e.getCause());
+    } finally {
+      pool.shutdownNow();
     }
     String table = table(scripts, costs, seed);
     PrintStream stdout = System.out;
