@@ -1,9 +1,6 @@
 package dev.tally.report.merge;
 
-import static dev.tally.report.merge.Fixtures.EXAMPLES;
-import static dev.tally.report.merge.Fixtures.SEED;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.quicktheories.QuickTheory.qt;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.AggregatorConfig;
@@ -29,8 +26,7 @@ class AggregatorLawProperties {
 
   @Test
   void anyPermutationOfEventsGivesTheSameAggregates() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.events(25), ModelGen.seeds())
         .checkAssert(
             (events, seed) -> {
@@ -45,8 +41,7 @@ class AggregatorLawProperties {
 
   @Test
   void incrementalEqualsBatch() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.events(25), ModelGen.seeds())
         .checkAssert(
             (events, seed) -> {
@@ -68,8 +63,7 @@ class AggregatorLawProperties {
 
   @Test
   void aLateOlderReportNeverWins() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.models())
         .checkAssert(
             m -> {
@@ -108,8 +102,7 @@ class AggregatorLawProperties {
 
   @Test
   void aDeletedSubjectIsNeverResurrectedByAnOlderReport() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.models())
         .checkAssert(
             m -> {
@@ -135,8 +128,7 @@ class AggregatorLawProperties {
 
   @Test
   void absenceInsideCoverageRetracts() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.models())
         .checkAssert(
             m -> {
@@ -158,8 +150,7 @@ class AggregatorLawProperties {
 
   @Test
   void keysOutsideCoverageAreKept() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.models())
         .checkAssert(
             m -> {
@@ -185,8 +176,7 @@ class AggregatorLawProperties {
 
   @Test
   void livenessIsAFilterThatCommutesWithEveryEvent() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.events(20), ModelGen.seeds())
         .checkAssert(
             (events, seed) -> {

@@ -10,6 +10,7 @@ import dev.tally.report.api.ReportLimits;
 import dev.tally.report.api.testing.AggregatorEvent;
 import java.util.List;
 import java.util.Random;
+import org.quicktheories.QuickTheory;
 
 /** Configurations and helpers shared by the merge tests. */
 final class Fixtures {
@@ -22,6 +23,11 @@ final class Fixtures {
       List.of(Grouping.perNamespace(), Grouping.perSubject(), Grouping.perNamespaceAndPolicy());
 
   private Fixtures() {}
+
+  /** Every property of this module: {@link #EXAMPLES} examples from the fixed {@link #SEED}. */
+  static QuickTheory theory() {
+    return QuickTheory.qt().withFixedSeed(SEED).withExamples(EXAMPLES);
+  }
 
   static AggregatorConfig config(Grouping grouping, ReportFormat format, int maxResults) {
     return new AggregatorConfig(

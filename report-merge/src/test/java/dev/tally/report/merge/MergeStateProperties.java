@@ -1,9 +1,6 @@
 package dev.tally.report.merge;
 
-import static dev.tally.report.merge.Fixtures.EXAMPLES;
-import static dev.tally.report.merge.Fixtures.SEED;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.quicktheories.QuickTheory.qt;
 
 import dev.tally.report.api.testing.ModelGen;
 import org.junit.jupiter.api.Test;
@@ -13,8 +10,7 @@ class MergeStateProperties {
 
   @Test
   void mergeIsCommutative() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.events(20), ModelGen.events(20))
         .checkAssert(
             (x, y) -> {
@@ -26,8 +22,7 @@ class MergeStateProperties {
 
   @Test
   void mergeIsAssociative() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.events(15), ModelGen.events(15), ModelGen.events(15))
         .checkAssert(
             (x, y, z) -> {
@@ -40,8 +35,7 @@ class MergeStateProperties {
 
   @Test
   void mergeIsIdempotent() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.events(20))
         .checkAssert(
             x -> {
@@ -52,8 +46,7 @@ class MergeStateProperties {
 
   @Test
   void mergingTheStatesOfTwoStreamsEqualsFoldingBoth() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.events(15), ModelGen.events(15))
         .checkAssert(
             (x, y) -> {

@@ -1,9 +1,6 @@
 package dev.tally.report.merge;
 
-import static dev.tally.report.merge.Fixtures.EXAMPLES;
-import static dev.tally.report.merge.Fixtures.SEED;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.quicktheories.QuickTheory.qt;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.AggregatorConfig;
@@ -66,8 +63,7 @@ class OutputProperties {
 
   @Test
   void everyPartitionRespectsMaxResultsAndMaxBytes() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.seeds())
         .checkAssert(
             seed -> {
@@ -87,8 +83,7 @@ class OutputProperties {
 
   @Test
   void partitionsOfAGroupAreDisjointAndCoverIt() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.events(30), ModelGen.seeds())
         .checkAssert(
             (events, seed) -> {
@@ -120,8 +115,7 @@ class OutputProperties {
 
   @Test
   void addingOrRemovingOneResultChangesAtMostTwoPartitions() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.seeds())
         .checkAssert(
             seed -> {
@@ -172,8 +166,7 @@ class OutputProperties {
 
   @Test
   void aNewEvaluationWithTheSameVerdictsWritesNothing() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.events(30), ModelGen.seeds())
         .checkAssert(
             (events, seed) -> {
@@ -209,8 +202,7 @@ class OutputProperties {
 
   @Test
   void theFlushesPublishedAddUpToTheAggregates() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.events(30), ModelGen.seeds())
         .checkAssert(
             (events, seed) -> {
@@ -230,8 +222,7 @@ class OutputProperties {
 
   @Test
   void applyingTheDiffToObservedYieldsDesired() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.events(25), ModelGen.events(25), ModelGen.seeds())
         .checkAssert(
             (earlier, later, seed) -> {
@@ -248,8 +239,7 @@ class OutputProperties {
 
   @Test
   void theDiffNeverTouchesAnObjectTallyDoesNotOwn() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.events(20))
         .checkAssert(
             events -> {
@@ -295,8 +285,7 @@ class OutputProperties {
   }
 
   private static void forEachOutcome(Outcome outcome) {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.events(30), ModelGen.seeds())
         .checkAssert(
             (events, seed) -> {

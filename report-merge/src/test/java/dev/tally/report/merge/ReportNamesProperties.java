@@ -1,9 +1,6 @@
 package dev.tally.report.merge;
 
-import static dev.tally.report.merge.Fixtures.EXAMPLES;
-import static dev.tally.report.merge.Fixtures.SEED;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.strings;
 
 import java.util.regex.Pattern;
@@ -18,8 +15,7 @@ class ReportNamesProperties {
 
   @Test
   void everyNameIsAValidDns1123Subdomain() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(
             strings().allPossible().ofLengthBetween(1, 400),
             strings().ascii().ofLengthBetween(0, 40))
@@ -35,8 +31,7 @@ class ReportNamesProperties {
 
   @Test
   void distinctGroupsGetDistinctNames() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(
             strings().allPossible().ofLengthBetween(1, 300),
             strings().allPossible().ofLengthBetween(1, 300))

@@ -1,9 +1,6 @@
 package dev.tally.report.merge;
 
-import static dev.tally.report.merge.Fixtures.EXAMPLES;
-import static dev.tally.report.merge.Fixtures.SEED;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.quicktheories.QuickTheory.qt;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.AggregatorConfig;
@@ -22,8 +19,7 @@ class ResyncProperties {
 
   @Test
   void aResyncAfterPublishingEqualsAResyncFromScratch() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.events(20), ModelGen.events(10), ModelGen.seeds())
         .checkAssert(
             (earlier, later, seed) -> {

@@ -1,9 +1,6 @@
 package dev.tally.report.merge;
 
-import static dev.tally.report.merge.Fixtures.EXAMPLES;
-import static dev.tally.report.merge.Fixtures.SEED;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.quicktheories.QuickTheory.qt;
 
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.PartialReport;
@@ -43,8 +40,7 @@ class ValueTableProperties {
 
   @Test
   void heldResultsEqualTheirInputAndShareInstances() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES)
+    Fixtures.theory()
         .forAll(ModelGen.partials())
         .checkAssert(
             p -> {
@@ -77,8 +73,8 @@ class ValueTableProperties {
 
   @Test
   void rebuildKeepsExactlyWhatLiveRegistersUse() {
-    qt().withFixedSeed(SEED)
-        .withExamples(EXAMPLES / 4)
+    Fixtures.theory()
+        .withExamples(Fixtures.EXAMPLES / 4)
         .forAll(ModelGen.partials(), ModelGen.partials())
         .checkAssert(
             (kept, dropped) -> {
