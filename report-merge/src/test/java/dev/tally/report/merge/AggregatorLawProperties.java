@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -26,39 +25,33 @@ class AggregatorLawProperties {
 
   @Test
   void anyPermutationOfEventsGivesTheSameAggregates() {
-    Fixtures.theory()
-        .forAll(ModelGen.events(25), ModelGen.seeds())
-        .checkAssert(
-            (events, seed) -> {
-              Random r = new Random(seed);
-              AggregatorConfig config = Fixtures.randomConfig(r);
-              List<AggregatorEvent> shuffled = new ArrayList<>(events);
-              Collections.shuffle(shuffled, r);
-              assertThat(Fixtures.replay(config, shuffled).aggregates())
-                  .isEqualTo(Fixtures.replay(config, events).aggregates());
-            });
+    Fixtures.forEachStream(
+        25,
+        (events, r, config) -> {
+          List<AggregatorEvent> shuffled = new ArrayList<>(events);
+          Collections.shuffle(shuffled, r);
+          assertThat(Fixtures.replay(config, shuffled).aggregates())
+              .isEqualTo(Fixtures.replay(config, events).aggregates());
+        });
   }
 
   @Test
   void incrementalEqualsBatch() {
-    Fixtures.theory()
-        .forAll(ModelGen.events(25), ModelGen.seeds())
-        .checkAssert(
-            (events, seed) -> {
-              Random r = new Random(seed);
-              AggregatorConfig config = Fixtures.randomConfig(r);
-              var incremental = Fixtures.aggregator(config);
-              for (AggregatorEvent e : events) {
-                e.applyTo(incremental);
-                if (r.nextInt(3) == 0) {
-                  incremental.flush();
-                }
-              }
-              ReportState batchState = Fixtures.fold(events);
-              var batch = DefaultReportAggregator.fromState(config, batchState);
-              assertThat(incremental.snapshot()).isEqualTo(batchState);
-              assertThat(incremental.aggregates()).isEqualTo(batch.aggregates());
-            });
+    Fixtures.forEachStream(
+        25,
+        (events, r, config) -> {
+          var incremental = Fixtures.aggregator(config);
+          for (AggregatorEvent e : events) {
+            e.applyTo(incremental);
+            if (r.nextInt(3) == 0) {
+              incremental.flush();
+            }
+          }
+          ReportState batchState = Fixtures.fold(events);
+          var batch = DefaultReportAggregator.fromState(config, batchState);
+          assertThat(incremental.snapshot()).isEqualTo(batchState);
+          assertThat(incremental.aggregates()).isEqualTo(batch.aggregates());
+        });
   }
 
   @Test
@@ -176,46 +169,43 @@ class AggregatorLawProperties {
 
   @Test
   void livenessIsAFilterThatCommutesWithEveryEvent() {
-    Fixtures.theory()
-        .forAll(ModelGen.events(20), ModelGen.seeds())
-        .checkAssert(
-            (events, seed) -> {
-              Random r = new Random(seed);
-              AggregatorConfig config = Fixtures.randomConfig(r);
-              Set<CoverageKey> live = new HashSet<>();
-              for (String src : RandomModel.SOURCES) {
-                for (String p : RandomModel.POLICIES) {
-                  if (r.nextBoolean()) {
-                    live.add(CoverageKey.of(src, p));
-                  }
-                }
+    Fixtures.forEachStream(
+        20,
+        (events, r, config) -> {
+          Set<CoverageKey> live = new HashSet<>();
+          for (String src : RandomModel.SOURCES) {
+            for (String p : RandomModel.POLICIES) {
+              if (r.nextBoolean()) {
+                live.add(CoverageKey.of(src, p));
               }
-              Liveness liveness =
-                  Liveness.only(live).withRetiredRule(CoverageKey.of("kyverno", "p0"), "r1");
-              var early = Fixtures.aggregator(config);
-              int at = r.nextInt(events.size() + 1);
-              for (int i = 0; i < events.size(); i++) {
-                if (i == at) {
-                  early.setLiveness(liveness);
-                }
-                events.get(i).applyTo(early);
-                if (r.nextBoolean()) {
-                  early.flush();
-                }
-              }
+            }
+          }
+          Liveness liveness =
+              Liveness.only(live).withRetiredRule(CoverageKey.of("kyverno", "p0"), "r1");
+          var early = Fixtures.aggregator(config);
+          int at = r.nextInt(events.size() + 1);
+          for (int i = 0; i < events.size(); i++) {
+            if (i == at) {
               early.setLiveness(liveness);
-              var late = Fixtures.replay(config, events);
-              late.setLiveness(liveness);
-              assertThat(early.aggregates()).isEqualTo(late.aggregates());
-              for (AggregateReport report : late.aggregates()) {
-                for (Result x : report.results()) {
-                  assertThat(liveness.isLive(x.coverageKey(), x.rule())).isTrue();
-                }
-              }
-              // and back: every policy live again restores everything
-              late.setLiveness(Liveness.all());
-              assertThat(late.aggregates()).isEqualTo(Fixtures.replay(config, events).aggregates());
-            });
+            }
+            events.get(i).applyTo(early);
+            if (r.nextBoolean()) {
+              early.flush();
+            }
+          }
+          early.setLiveness(liveness);
+          var late = Fixtures.replay(config, events);
+          late.setLiveness(liveness);
+          assertThat(early.aggregates()).isEqualTo(late.aggregates());
+          for (AggregateReport report : late.aggregates()) {
+            for (Result x : report.results()) {
+              assertThat(liveness.isLive(x.coverageKey(), x.rule())).isTrue();
+            }
+          }
+          // and back: every policy live again restores everything
+          late.setLiveness(Liveness.all());
+          assertThat(late.aggregates()).isEqualTo(Fixtures.replay(config, events).aggregates());
+        });
   }
 
   static List<Result> resultsOf(List<AggregateReport> reports, String uid, CoverageKey key) {

@@ -8,6 +8,7 @@ import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportFormat;
 import dev.tally.report.api.ReportLimits;
 import dev.tally.report.api.testing.AggregatorEvent;
+import dev.tally.report.api.testing.ModelGen;
 import java.util.List;
 import java.util.Random;
 import org.quicktheories.QuickTheory;
@@ -36,6 +37,25 @@ final class Fixtures {
         ReportLimits.defaults().withMaxResults(maxResults),
         InputCaps.defaults(),
         3600);
+  }
+
+  /** A property over event streams, each with its own random source and configuration. */
+  interface StreamCheck {
+    void check(List<AggregatorEvent> events, Random random, AggregatorConfig config);
+  }
+
+  /**
+   * Checks {@code check} on streams of 1 to {@code maxEvents} events; the configuration is drawn
+   * first from the stream's random source, which the check may go on drawing from.
+   */
+  static void forEachStream(int maxEvents, StreamCheck check) {
+    theory()
+        .forAll(ModelGen.events(maxEvents), ModelGen.seeds())
+        .checkAssert(
+            (events, seed) -> {
+              Random r = new Random(seed);
+              check.check(events, r, randomConfig(r));
+            });
   }
 
   /** A configuration chosen by the random source: grouping, format and a small maxResults. */

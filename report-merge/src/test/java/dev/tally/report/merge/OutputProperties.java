@@ -83,34 +83,31 @@ class OutputProperties {
 
   @Test
   void partitionsOfAGroupAreDisjointAndCoverIt() {
-    Fixtures.theory()
-        .forAll(ModelGen.events(30), ModelGen.seeds())
-        .checkAssert(
-            (events, seed) -> {
-              Random r = new Random(seed);
-              AggregatorConfig config = Fixtures.randomConfig(r);
-              var split = Fixtures.replay(config, events);
-              var whole =
-                  Fixtures.replay(
-                      Fixtures.config(config.grouping(), config.format(), 1_000_000), events);
-              Map<String, List<Result>> byGroup = new HashMap<>();
-              for (AggregateReport report : split.aggregates()) {
-                byGroup
-                    .computeIfAbsent(
-                        report.labels().get(AggregateReport.GROUP_LABEL), k -> new ArrayList<>())
-                    .addAll(report.results());
-              }
-              Map<String, List<Result>> unsplit = new HashMap<>();
-              for (AggregateReport report : whole.aggregates()) {
-                unsplit.put(report.labels().get(AggregateReport.GROUP_LABEL), report.results());
-              }
-              assertThat(byGroup.keySet()).isEqualTo(unsplit.keySet());
-              byGroup.forEach(
-                  (group, results) -> {
-                    assertThat(results).doesNotHaveDuplicates();
-                    assertThat(results).containsExactlyInAnyOrderElementsOf(unsplit.get(group));
-                  });
-            });
+    Fixtures.forEachStream(
+        30,
+        (events, r, config) -> {
+          var split = Fixtures.replay(config, events);
+          var whole =
+              Fixtures.replay(
+                  Fixtures.config(config.grouping(), config.format(), 1_000_000), events);
+          Map<String, List<Result>> byGroup = new HashMap<>();
+          for (AggregateReport report : split.aggregates()) {
+            byGroup
+                .computeIfAbsent(
+                    report.labels().get(AggregateReport.GROUP_LABEL), k -> new ArrayList<>())
+                .addAll(report.results());
+          }
+          Map<String, List<Result>> unsplit = new HashMap<>();
+          for (AggregateReport report : whole.aggregates()) {
+            unsplit.put(report.labels().get(AggregateReport.GROUP_LABEL), report.results());
+          }
+          assertThat(byGroup.keySet()).isEqualTo(unsplit.keySet());
+          byGroup.forEach(
+              (group, results) -> {
+                assertThat(results).doesNotHaveDuplicates();
+                assertThat(results).containsExactlyInAnyOrderElementsOf(unsplit.get(group));
+              });
+        });
   }
 
   @Test
@@ -166,29 +163,27 @@ class OutputProperties {
 
   @Test
   void aNewEvaluationWithTheSameVerdictsWritesNothing() {
-    Fixtures.theory()
-        .forAll(ModelGen.events(30), ModelGen.seeds())
-        .checkAssert(
-            (events, seed) -> {
-              Random r = new Random(seed);
-              var a = Fixtures.replay(Fixtures.randomConfig(r), events);
-              a.flush();
-              // every subject re-evaluated later, by another producer, with the same verdicts
-              var state = a.snapshot();
-              state
-                  .registers()
-                  .forEach(
-                      (id, content) ->
-                          a.apply(
-                              PartialReport.builder()
-                                  .producer("rescan")
-                                  .subject(content.subject())
-                                  .coverage(Set.of(id.key()))
-                                  .results(content.results())
-                                  .observedAt(new Timestamp(1000, r.nextInt(1000)))
-                                  .build()));
-              assertThat(a.flush().isEmpty()).isTrue();
-            });
+    Fixtures.forEachStream(
+        30,
+        (events, r, config) -> {
+          var a = Fixtures.replay(config, events);
+          a.flush();
+          // every subject re-evaluated later, by another producer, with the same verdicts
+          var state = a.snapshot();
+          state
+              .registers()
+              .forEach(
+                  (id, content) ->
+                      a.apply(
+                          PartialReport.builder()
+                              .producer("rescan")
+                              .subject(content.subject())
+                              .coverage(Set.of(id.key()))
+                              .results(content.results())
+                              .observedAt(new Timestamp(1000, r.nextInt(1000)))
+                              .build()));
+          assertThat(a.flush().isEmpty()).isTrue();
+        });
   }
 
   @Test
@@ -202,22 +197,20 @@ class OutputProperties {
 
   @Test
   void theFlushesPublishedAddUpToTheAggregates() {
-    Fixtures.theory()
-        .forAll(ModelGen.events(30), ModelGen.seeds())
-        .checkAssert(
-            (events, seed) -> {
-              Random r = new Random(seed);
-              var a = Fixtures.aggregator(Fixtures.randomConfig(r));
-              List<AggregateReport> cluster = new ArrayList<>();
-              for (AggregatorEvent e : events) {
-                e.applyTo(a);
-                if (r.nextInt(3) == 0) {
-                  cluster = Fixtures.published(a, cluster);
-                }
-              }
+    Fixtures.forEachStream(
+        30,
+        (events, r, config) -> {
+          var a = Fixtures.aggregator(config);
+          List<AggregateReport> cluster = new ArrayList<>();
+          for (AggregatorEvent e : events) {
+            e.applyTo(a);
+            if (r.nextInt(3) == 0) {
               cluster = Fixtures.published(a, cluster);
-              assertThat(cluster).isEqualTo(a.aggregates());
-            });
+            }
+          }
+          cluster = Fixtures.published(a, cluster);
+          assertThat(cluster).isEqualTo(a.aggregates());
+        });
   }
 
   @Test
@@ -285,13 +278,8 @@ class OutputProperties {
   }
 
   private static void forEachOutcome(Outcome outcome) {
-    Fixtures.theory()
-        .forAll(ModelGen.events(30), ModelGen.seeds())
-        .checkAssert(
-            (events, seed) -> {
-              AggregatorConfig config = Fixtures.randomConfig(new Random(seed));
-              outcome.check(config, Fixtures.replay(config, events));
-            });
+    Fixtures.forEachStream(
+        30, (events, r, config) -> outcome.check(config, Fixtures.replay(config, events)));
   }
 
   /** Everything in one group, so splitting has something to split. */
