@@ -10,14 +10,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Helpers around the mock API server: clients, pods, request counts. */
-final class MockCluster {
+public final class MockCluster {
   private MockCluster() {}
 
   /**
    * A client without fabric8's own retries, so that Tally's budget and backoff are what is tested,
    * and with a generous request timeout: a bound for a busy build machine, not a wait.
    */
-  static KubernetesClient client(KubernetesMockServer server) {
+  public static KubernetesClient client(KubernetesMockServer server) {
     return server.createClient(
         b ->
             b.editOrNewConfig()
@@ -27,7 +27,7 @@ final class MockCluster {
   }
 
   /** fabric8's default is 10 s; a loaded 2-core CI machine has been seen to need more. */
-  static final int REQUEST_TIMEOUT_MILLIS = 60_000;
+  public static final int REQUEST_TIMEOUT_MILLIS = 60_000;
 
   static Pod pod(KubernetesClient client, String namespace, String name) {
     return client

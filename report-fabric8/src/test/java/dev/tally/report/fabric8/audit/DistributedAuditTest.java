@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.Evaluation;
+import dev.tally.report.fabric8.MockCluster;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.RetryPolicy;
 import dev.tally.report.fabric8.VirtualTime;
@@ -41,13 +42,7 @@ class DistributedAuditTest {
 
   @BeforeEach
   void setUp() {
-    client =
-        server.createClient(
-            b ->
-                b.editOrNewConfig()
-                    .withRequestRetryBackoffLimit(0)
-                    .withRequestTimeout(60_000)
-                    .endConfig());
+    client = MockCluster.client(server);
     objects = AuditCluster.generate(client);
   }
 

@@ -3,6 +3,7 @@ package dev.tally.report.fabric8.audit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.fabric8.ApiBudget;
+import dev.tally.report.fabric8.MockCluster;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.PartialReportResource;
 import dev.tally.report.fabric8.RetryPolicy;
@@ -45,13 +46,7 @@ class UnitFaultsTest {
 
   @BeforeEach
   void setUp() {
-    client =
-        server.createClient(
-            b ->
-                b.editOrNewConfig()
-                    .withRequestRetryBackoffLimit(0)
-                    .withRequestTimeout(60_000)
-                    .endConfig());
+    client = MockCluster.client(server);
     AuditCluster.generate(client);
     app0 = client.configMaps().inNamespace("app-0").list().getItems();
     publisher =
