@@ -12,16 +12,18 @@ import dev.tally.report.api.Summary;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The published reports in {@code ../shared/samples} read through the codec without loss. */
+/**
+ * The published reports in this module's test resources ({@code samples/}) read through the codec
+ * without loss.
+ */
 class SamplesTest {
 
   private static List<AggregateReport> read(String file) throws IOException {
-    return ReportCodec.readDocuments(Files.readString(SharedFiles.sample(file)), "default");
+    return ReportCodec.readDocuments(TestResources.sample(file), "default");
   }
 
   @Test
@@ -99,7 +101,7 @@ class SamplesTest {
   void kyvernoBackgroundScanResultsFollowTheSameResultSchema() throws IOException {
     GenericKubernetesResource scan =
         Serialization.unmarshal(
-            Files.readString(SharedFiles.sample("kyverno-background-scan-report-pss.yaml")),
+            TestResources.sample("kyverno-background-scan-report-pss.yaml"),
             GenericKubernetesResource.class);
     var spec = (Map<String, Object>) scan.getAdditionalProperties().get("spec");
     List<WireResult> wire =

@@ -14,7 +14,6 @@ import dev.tally.report.api.ReportKind;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Set;
@@ -22,9 +21,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * What Tally writes validates against the official CRD schemas in {@code ../shared/crds}, and its
- * partial reports against the CRD it ships. Kubernetes would check this on a real API server; the
- * mock server does not, so the schema is checked here.
+ * What Tally writes validates against the official CRD schemas in this module's test resources
+ * ({@code crds/}), and its partial reports against the CRD it ships. Kubernetes would check this on
+ * a real API server; the mock server does not, so the schema is checked here.
  */
 class SchemaConformanceTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -36,18 +35,15 @@ class SchemaConformanceTest {
   static void loadSchemas() throws IOException {
     OFFICIAL.put(
         ReportKind.POLICY_REPORT,
-        schemaOf(Files.readString(SharedFiles.crd("wgpolicyk8s.io_policyreports.v1alpha2.yaml"))));
+        schemaOf(TestResources.crd("wgpolicyk8s.io_policyreports.v1alpha2.yaml")));
     OFFICIAL.put(
         ReportKind.CLUSTER_POLICY_REPORT,
-        schemaOf(
-            Files.readString(
-                SharedFiles.crd("wgpolicyk8s.io_clusterpolicyreports.v1alpha2.yaml"))));
+        schemaOf(TestResources.crd("wgpolicyk8s.io_clusterpolicyreports.v1alpha2.yaml")));
     OFFICIAL.put(
-        ReportKind.REPORT,
-        schemaOf(Files.readString(SharedFiles.crd("openreports.io_reports.v1alpha1.yaml"))));
+        ReportKind.REPORT, schemaOf(TestResources.crd("openreports.io_reports.v1alpha1.yaml")));
     OFFICIAL.put(
         ReportKind.CLUSTER_REPORT,
-        schemaOf(Files.readString(SharedFiles.crd("openreports.io_clusterreports.v1alpha1.yaml"))));
+        schemaOf(TestResources.crd("openreports.io_clusterreports.v1alpha1.yaml")));
     partialSchema = schemaOf(TallyResources.partialReportCrdYaml());
     clusterPartialSchema = schemaOf(TallyResources.clusterPartialReportCrdYaml());
   }
