@@ -43,7 +43,7 @@ public record AggregateReport(
     Checks.nonNull("scope", scope);
     Checks.nonNull("owner", owner);
     Checks.nonNull("configuration", configuration);
-    results = List.copyOf(results);
+    results = Checks.listOf("results", results);
     Checks.nonNull("summary", summary);
     Checks.nonNull("contentHash", contentHash);
   }

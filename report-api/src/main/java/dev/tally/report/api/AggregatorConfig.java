@@ -17,11 +17,22 @@ public record AggregatorConfig(
     long tombstoneRetentionSeconds) {
   public AggregatorConfig {
     Checks.nonNull("grouping", grouping);
+    Checks.groupingId("grouping.id", groupingId(grouping));
     Checks.nonNull("format", format);
     Checks.nonNull("limits", limits);
     Checks.nonNull("caps", caps);
     if (tombstoneRetentionSeconds < 0) {
       throw new InvalidReportException("tombstoneRetention", "must not be negative");
     }
+  }
+
+  private static String groupingId(Grouping grouping) {
+    String id;
+    try {
+      id = grouping.id();
+    } catch (RuntimeException e) {
+      throw new InvalidReportException("grouping.id", grouping + ".id() failed: " + e);
+    }
+    return Checks.nonNull("grouping.id", id);
   }
 }

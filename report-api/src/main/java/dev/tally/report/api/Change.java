@@ -8,6 +8,10 @@ public sealed interface Change permits Change.Create, Change.Update, Change.Dele
 
   /** Create an object that does not exist yet. */
   record Create(AggregateReport report) implements Change {
+    public Create {
+      Checks.nonNull("report", report);
+    }
+
     @Override
     public ReportRef ref() {
       return report.ref();
@@ -20,6 +24,11 @@ public sealed interface Change permits Change.Create, Change.Update, Change.Dele
    * @param previousHash the content hash the writer expects to find, for optimistic checks
    */
   record Update(AggregateReport report, String previousHash) implements Change {
+    public Update {
+      Checks.nonNull("report", report);
+      Checks.nonNull("previousHash", previousHash);
+    }
+
     @Override
     public ReportRef ref() {
       return report.ref();
@@ -27,5 +36,10 @@ public sealed interface Change permits Change.Create, Change.Update, Change.Dele
   }
 
   /** Delete an object Tally owns that is no longer desired. */
-  record Delete(ReportRef ref, String previousHash) implements Change {}
+  record Delete(ReportRef ref, String previousHash) implements Change {
+    public Delete {
+      Checks.nonNull("ref", ref);
+      Checks.nonNull("previousHash", previousHash);
+    }
+  }
 }

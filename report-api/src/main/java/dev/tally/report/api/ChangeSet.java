@@ -12,7 +12,7 @@ public record ChangeSet(List<Change> changes) {
   public static final ChangeSet EMPTY = new ChangeSet(List.of());
 
   public ChangeSet {
-    var sorted = new ArrayList<>(changes);
+    var sorted = new ArrayList<>(InvalidReportException.requireNoNulls("changes", changes));
     sorted.sort(Comparator.comparing(Change::ref));
     for (int i = 1; i < sorted.size(); i++) {
       if (sorted.get(i).ref().equals(sorted.get(i - 1).ref())) {

@@ -1,6 +1,5 @@
 package dev.tally.report.api;
 
-import java.util.Objects;
 import java.util.function.BiFunction;
 
 /**
@@ -20,7 +19,8 @@ public interface Grouping {
 
   /**
    * A stable identifier of this grouping, written into names and labels so that two groupings never
-   * collide.
+   * collide: a lowercase DNS-1123 label (letters, digits and '-', at most 63 characters), checked
+   * when an aggregator is built.
    */
   String id();
 
@@ -72,10 +72,8 @@ public interface Grouping {
 
   /** A user function from subject and (source, policy) to a group name within the namespace. */
   static Grouping custom(String id, BiFunction<Subject, CoverageKey, String> function) {
-    Objects.requireNonNull(function, "function");
-    if (id.isBlank()) {
-      throw new InvalidReportException("grouping.id", "is required");
-    }
+    Checks.groupingId("grouping.id", Checks.nonNull("grouping.id", id));
+    Checks.nonNull("grouping.function", function);
     return new Grouping() {
       @Override
       public String groupOf(Subject subject, CoverageKey key) {

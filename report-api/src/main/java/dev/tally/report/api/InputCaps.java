@@ -5,7 +5,8 @@ package dev.tally.report.api;
  * CapacityExceededException} and applies nothing.
  *
  * @param maxResultsPerPartial most results in one partial report
- * @param maxSubjectsPerProducer most distinct subjects one producer may hold registers for
+ * @param maxSubjectsPerProducer most distinct subjects one producer may hold registers for within
+ *     one namespace (caps are counted per namespace, so no tenant can use up another's)
  * @param maxResultsPerNamespace most results held for one namespace ("" is the cluster scope)
  */
 public record InputCaps(

@@ -11,7 +11,7 @@ import java.util.Set;
 public record LabelSelector(Map<String, String> matchLabels, List<Requirement> matchExpressions) {
   public LabelSelector {
     matchLabels = Checks.stringMap("matchLabels", Checks.nonNull("matchLabels", matchLabels), 63);
-    matchExpressions = List.copyOf(Checks.nonNull("matchExpressions", matchExpressions));
+    matchExpressions = Checks.listOf("matchExpressions", matchExpressions);
     if (matchLabels.isEmpty() && matchExpressions.isEmpty()) {
       throw new InvalidReportException("matchLabels", "a selector needs labels or expressions");
     }
@@ -27,12 +27,13 @@ public record LabelSelector(Map<String, String> matchLabels, List<Requirement> m
 
     public Requirement {
       Checks.required("key", Checks.nonNull("key", key), Checks.MAX_IDENTIFIER);
+      Checks.nonNull("operator", operator);
       if (!OPERATORS.contains(operator)) {
         throw new InvalidReportException(
             "operator",
             "unknown operator '" + operator + "', expected In, NotIn, Exists or DoesNotExist");
       }
-      values = List.copyOf(values);
+      values = Checks.listOf("values", values);
     }
   }
 }

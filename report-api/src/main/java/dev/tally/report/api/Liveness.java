@@ -13,8 +13,9 @@ import java.util.Set;
  */
 public record Liveness(Optional<Set<CoverageKey>> livePolicies, Set<RuleRef> retiredRules) {
   public Liveness {
-    livePolicies = livePolicies.map(Set::copyOf);
-    retiredRules = Set.copyOf(retiredRules);
+    livePolicies =
+        Checks.nonNull("livePolicies", livePolicies).map(s -> Checks.setOf("livePolicies", s));
+    retiredRules = Checks.setOf("retiredRules", retiredRules);
   }
 
   /** Everything is live. */
@@ -24,7 +25,7 @@ public record Liveness(Optional<Set<CoverageKey>> livePolicies, Set<RuleRef> ret
 
   /** Only these policies are live. */
   public static Liveness only(Set<CoverageKey> live) {
-    return new Liveness(Optional.of(live), Set.of());
+    return new Liveness(Optional.of(Checks.nonNull("livePolicies", live)), Set.of());
   }
 
   /** The same liveness with one more rule retired. */
@@ -35,14 +36,21 @@ public record Liveness(Optional<Set<CoverageKey>> livePolicies, Set<RuleRef> ret
   }
 
   public boolean isLive(CoverageKey policy) {
+    Checks.nonNull("policy", policy);
     return livePolicies.map(s -> s.contains(policy)).orElse(true);
   }
 
   public boolean isLive(CoverageKey policy, String rule) {
+    Checks.nonNull("rule", rule);
     return isLive(policy)
         && (retiredRules.isEmpty() || !retiredRules.contains(new RuleRef(policy, rule)));
   }
 
   /** One rule of one policy. */
-  public record RuleRef(CoverageKey policy, String rule) {}
+  public record RuleRef(CoverageKey policy, String rule) {
+    public RuleRef {
+      Checks.nonNull("policy", policy);
+      Checks.nonNull("rule", rule);
+    }
+  }
 }

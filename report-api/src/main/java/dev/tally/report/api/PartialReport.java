@@ -50,10 +50,11 @@ public record PartialReport(
     if (generation < 0) {
       throw new InvalidReportException("generation", "must not be negative, was " + generation);
     }
-    results = List.copyOf(Checks.nonNull("results", results));
+    results = Checks.listOf("results", results);
     // sorted, so every encoding of a partial report is the same in every run
     coverage =
-        Collections.unmodifiableSortedSet(new TreeSet<>(Checks.nonNull("coverage", coverage)));
+        Collections.unmodifiableSortedSet(
+            new TreeSet<>(InvalidReportException.requireNoNulls("coverage", coverage)));
     if (coverage.isEmpty() && results.isEmpty()) {
       throw new InvalidReportException(
           "coverage", "a partial report without results must declare the policies it covers");
@@ -144,6 +145,14 @@ public record PartialReport(
 
     public Builder observedAt(Timestamp observedAt) {
       this.observedAt = observedAt;
+      return this;
+    }
+
+    /**
+     * @throws InvalidReportException naming {@code observedAt.seconds} or {@code observedAt.nanos}
+     */
+    public Builder observedAt(long seconds, int nanos) {
+      this.observedAt = Timestamp.of("observedAt", seconds, nanos);
       return this;
     }
 

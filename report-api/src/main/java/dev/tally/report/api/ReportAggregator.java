@@ -92,27 +92,28 @@ public interface ReportAggregator {
     private Builder() {}
 
     public Builder grouping(Grouping grouping) {
-      this.grouping = grouping;
+      this.grouping = InvalidReportException.requireNonNull("grouping", grouping);
       return this;
     }
 
     public Builder format(ReportFormat format) {
-      this.format = format;
+      this.format = InvalidReportException.requireNonNull("format", format);
       return this;
     }
 
     public Builder limits(ReportLimits limits) {
-      this.limits = limits;
+      this.limits = InvalidReportException.requireNonNull("limits", limits);
       return this;
     }
 
     public Builder caps(InputCaps caps) {
-      this.caps = caps;
+      this.caps = InvalidReportException.requireNonNull("caps", caps);
       return this;
     }
 
     public Builder tombstoneRetention(Duration retention) {
-      this.tombstoneRetentionSeconds = retention.toSeconds();
+      this.tombstoneRetentionSeconds =
+          InvalidReportException.requireNonNull("tombstoneRetention", retention).toSeconds();
       return this;
     }
 

@@ -19,6 +19,7 @@ public record ReportConfiguration(int maxResults, Set<ResultStatus> statusFilter
           "configuration.limits.maxResults", "must be at least 1, was " + maxResults);
     }
     // in wire order, so the written configuration is the same in every run
+    Checks.setOf("configuration.limits.statusFilter", statusFilter);
     statusFilter =
         Collections.unmodifiableSet(
             statusFilter.isEmpty()

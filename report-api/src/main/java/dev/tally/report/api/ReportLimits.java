@@ -29,7 +29,7 @@ public record ReportLimits(int maxResults, int maxBytes, Set<ResultStatus> statu
       throw new InvalidReportException(
           "limits.maxBytes", "must be at least " + MIN_MAX_BYTES + ", was " + maxBytes);
     }
-    statusFilter = Set.copyOf(statusFilter);
+    statusFilter = Checks.setOf("limits.statusFilter", statusFilter);
   }
 
   public static ReportLimits defaults() {
@@ -50,6 +50,7 @@ public record ReportLimits(int maxResults, int maxBytes, Set<ResultStatus> statu
 
   /** Whether a result with this status is kept. */
   public boolean keeps(ResultStatus status) {
+    Checks.nonNull("status", status);
     return statusFilter.isEmpty() || statusFilter.contains(status);
   }
 

@@ -9,7 +9,8 @@ public record ReportRef(ReportKind kind, String namespace, String name)
     implements Comparable<ReportRef> {
   public ReportRef {
     Checks.nonNull("kind", kind);
-    Checks.required("name", name, Checks.MAX_IDENTIFIER);
+    Checks.required("name", Checks.nonNull("name", name), Checks.MAX_IDENTIFIER);
+    Checks.nonNull("namespace", namespace);
     if (kind.namespaced() == namespace.isEmpty()) {
       throw new InvalidReportException(
           "namespace",

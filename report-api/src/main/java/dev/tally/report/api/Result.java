@@ -39,12 +39,13 @@ public final class Result {
     this.scored = b.scored;
     this.properties = Checks.stringMap("properties", b.properties, Checks.MAX_PROPERTY_VALUE);
     this.timestamp = b.timestamp;
+    Checks.nonNull("resources", b.resources);
     if (b.resources.size() > Checks.MAX_MAP_ENTRIES) {
       throw new InvalidReportException(
           "resources",
           "has " + b.resources.size() + " entries, at most " + Checks.MAX_MAP_ENTRIES + " allowed");
     }
-    this.resources = List.copyOf(b.resources);
+    this.resources = Checks.listOf("resources", b.resources);
     this.resourceSelector = b.resourceSelector;
   }
 
@@ -194,17 +195,17 @@ public final class Result {
     private Builder() {}
 
     public Builder source(String source) {
-      this.source = Objects.requireNonNull(source, "source");
+      this.source = Checks.nonNull("source", source);
       return this;
     }
 
     public Builder policy(String policy) {
-      this.policy = Objects.requireNonNull(policy, "policy");
+      this.policy = Checks.nonNull("policy", policy);
       return this;
     }
 
     public Builder rule(String rule) {
-      this.rule = Objects.requireNonNull(rule, "rule");
+      this.rule = Checks.nonNull("rule", rule);
       return this;
     }
 
@@ -219,12 +220,12 @@ public final class Result {
     }
 
     public Builder category(String category) {
-      this.category = Objects.requireNonNull(category, "category");
+      this.category = Checks.nonNull("category", category);
       return this;
     }
 
     public Builder message(String message) {
-      this.message = Objects.requireNonNull(message, "message");
+      this.message = Checks.nonNull("message", message);
       return this;
     }
 
@@ -234,7 +235,7 @@ public final class Result {
     }
 
     public Builder properties(Map<String, String> properties) {
-      this.properties = Objects.requireNonNull(properties, "properties");
+      this.properties = Checks.nonNull("properties", properties);
       return this;
     }
 
@@ -243,13 +244,21 @@ public final class Result {
       return this;
     }
 
+    /**
+     * @throws InvalidReportException naming {@code timestamp.seconds} or {@code timestamp.nanos}
+     */
+    public Builder timestamp(long seconds, int nanos) {
+      this.timestamp = Timestamp.of("timestamp", seconds, nanos);
+      return this;
+    }
+
     public Builder resources(List<Subject> resources) {
-      this.resources = Objects.requireNonNull(resources, "resources");
+      this.resources = Checks.nonNull("resources", resources);
       return this;
     }
 
     public Builder resource(Subject resource) {
-      this.resources = List.of(resource);
+      this.resources = List.of(Checks.nonNull("resources[0]", resource));
       return this;
     }
 

@@ -28,6 +28,7 @@ public enum ResultStatus {
    * @throws InvalidReportException if {@code value} is not one of the five wire names
    */
   public static ResultStatus fromWire(String field, String value) {
+    Checks.nonNull("field", field);
     for (ResultStatus s : values()) {
       if (s.wireName.equals(value)) {
         return s;

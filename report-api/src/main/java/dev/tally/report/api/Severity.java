@@ -24,6 +24,7 @@ public enum Severity {
    * @throws InvalidReportException if {@code value} is not a known severity
    */
   public static Severity fromWire(String field, String value) {
+    Checks.nonNull("field", field);
     for (Severity s : values()) {
       if (s.wireName.equals(value)) {
         return s;

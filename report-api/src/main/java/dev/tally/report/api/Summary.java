@@ -15,7 +15,7 @@ public record Summary(int pass, int fail, int warn, int error, int skip) {
   /** The counts of {@code results} by status. */
   public static Summary of(Collection<Result> results) {
     int[] c = new int[ResultStatus.values().length];
-    for (Result r : results) {
+    for (Result r : InvalidReportException.requireNoNulls("results", results)) {
       c[r.status().ordinal()]++;
     }
     return new Summary(c[0], c[1], c[2], c[3], c[4]);

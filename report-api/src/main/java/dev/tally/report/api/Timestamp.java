@@ -29,6 +29,7 @@ public record Timestamp(long seconds, int nanos) implements Comparable<Timestamp
 
   /** Validates with the given field path in errors, such as {@code results[2].timestamp}. */
   public static Timestamp of(String field, long seconds, int nanos) {
+    Checks.nonNull("field", field);
     try {
       return new Timestamp(seconds, nanos);
     } catch (InvalidReportException e) {
@@ -49,6 +50,7 @@ public record Timestamp(long seconds, int nanos) implements Comparable<Timestamp
   }
 
   public boolean isAfter(Timestamp o) {
+    Checks.nonNull("other", o);
     return compareTo(o) > 0;
   }
 

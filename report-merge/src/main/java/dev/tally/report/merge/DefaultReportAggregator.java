@@ -6,6 +6,7 @@ import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.Grouping;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.Liveness;
 import dev.tally.report.api.PartialReport;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +61,14 @@ final class DefaultReportAggregator implements ReportAggregator {
   private final Map<GroupKey, Group> groups = new HashMap<>();
   private final Set<Group> dirty = new LinkedHashSet<>();
   private final Map<String, long[]> resultsByNamespace = new HashMap<>();
-  private final Map<String, int[]> subjectsByProducer = new HashMap<>();
+
+  /**
+   * Subjects per (namespace, producer): the producer cap is counted within each namespace, so one
+   * tenant's producer never uses up what another namespace's producer of the same name may hold.
+   */
+  private final Map<ProducerKey, int[]> subjectsByProducer = new HashMap<>();
+
+  private record ProducerKey(String namespace, String producer) {}
 
   /**
    * One instance of each string and subject held, with its digest and size. Results then share
@@ -84,6 +93,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     var aggregator = new DefaultReportAggregator(config);
     aggregator.tombstones.putAll(state.tombstones());
     for (Register r : state.toRegisters()) {
+      r.group = aggregator.groupKeyOf(r);
       aggregator.put(r);
     }
     return aggregator;
@@ -96,6 +106,7 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   @Override
   public void apply(PartialReport p) {
+    InvalidReportException.requireNonNull("partial", p);
     int max = config.caps().maxResultsPerPartial();
     if (p.results().size() > max) {
       throw new CapacityExceededException(
@@ -115,9 +126,14 @@ final class DefaultReportAggregator implements ReportAggregator {
       return;
     }
     Order order = Order.of(p);
-    HeldRegisters held = subjects.getOrDefault(uid, HeldRegisters.NONE);
+    // only the registers of the partial's own namespace: a uid claimed in another namespace
+    // never reads, replaces or counts against what is held there
+    HeldRegisters held = HeldRegisters.in(subjects.get(uid), p.subject().namespace());
+    if (held == null) {
+      held = HeldRegisters.NONE;
+    }
 
-    // plan everything first, so a refused report changes nothing
+    // plan everything first, user code included, so a refused report changes nothing
     List<Register> incoming = new ArrayList<>();
     long delta = 0;
     Subject subject = values.subject(p.subject());
@@ -135,8 +151,16 @@ final class DefaultReportAggregator implements ReportAggregator {
     if (incoming.isEmpty()) {
       return;
     }
-    checkNamespaceCap(p.subject().namespace(), delta);
-    checkProducerCap(p.producer(), held);
+    try {
+      checkNamespaceCap(p.subject().namespace(), delta);
+      checkProducerCap(p.subject().namespace(), p.producer(), held);
+      for (Register r : incoming) {
+        r.group = groupKeyOf(r);
+      }
+    } catch (RuntimeException e) {
+      values.removed(); // what was interned for this report may be dropped at the next rebuild
+      throw e;
+    }
 
     for (Register r : incoming) {
       Register old = held.get(r.key);
@@ -144,12 +168,10 @@ final class DefaultReportAggregator implements ReportAggregator {
         remove(old);
       }
       put(r);
-      held = subjects.get(uid);
+      held = HeldRegisters.in(subjects.get(uid), p.subject().namespace());
     }
     if (values.needsRebuild()) {
-      List<Register> live = new ArrayList<>();
-      subjects.values().forEach(rs -> rs.forEach(live::add));
-      values.rebuild(live);
+      values.rebuild(allRegisters());
     }
   }
 
@@ -171,42 +193,51 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
   }
 
-  private void checkProducerCap(String producer, HeldRegisters held) {
+  private void checkProducerCap(String namespace, String producer, HeldRegisters held) {
     for (Register r : held) {
       if (r.order.producer().equals(producer)) {
         return; // already counted for this subject
       }
     }
-    int[] count = subjectsByProducer.get(producer);
+    int[] count = subjectsByProducer.get(new ProducerKey(namespace, producer));
     int cap = config.caps().maxSubjectsPerProducer();
     if (count != null && count[0] >= cap) {
       throw new CapacityExceededException(
           "producer",
-          "producer '" + producer + "' already holds results for " + cap + " subjects, the cap",
+          "producer '"
+              + producer
+              + "' already holds results for "
+              + cap
+              + " subjects in namespace '"
+              + namespace
+              + "', the cap",
           cap);
     }
   }
 
   @Override
   public void deleteSubject(String uid, Timestamp deletedAt) {
-    if (uid.isBlank()) {
+    if (InvalidReportException.requireNonNull("uid", uid).isBlank()) {
       throw new InvalidReportException("uid", "is required");
     }
+    InvalidReportException.requireNonNull("deletedAt", deletedAt);
     tombstones.merge(uid, deletedAt, (a, b) -> a.compareTo(b) >= 0 ? a : b);
-    HeldRegisters held = subjects.get(uid);
-    if (held == null) {
-      return;
-    }
     Timestamp effective = tombstones.get(uid);
-    for (Register r : held.toList()) {
-      if (MergeRule.hidden(r.order.observedAt(), effective)) {
-        remove(r);
+    // the cluster deleted the object: its uid is gone in every namespace that claimed it
+    List<Register> hidden = new ArrayList<>();
+    for (HeldRegisters h = subjects.get(uid); h != null; h = h.next) {
+      for (Register r : h) {
+        if (MergeRule.hidden(r.order.observedAt(), effective)) {
+          hidden.add(r);
+        }
       }
     }
+    hidden.forEach(this::remove);
   }
 
   @Override
   public int expireTombstones(Timestamp now) {
+    InvalidReportException.requireNonNull("now", now);
     int before = tombstones.size();
     long retention = config.tombstoneRetentionSeconds();
     tombstones.values().removeIf(t -> t.plusSeconds(retention).compareTo(now) < 0);
@@ -215,23 +246,24 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   @Override
   public void setLiveness(Liveness next) {
-    if (next.equals(liveness)) {
+    if (InvalidReportException.requireNonNull("liveness", next).equals(liveness)) {
       return;
     }
     // a filter on output: take every register out of its trie, refresh its view, put it back
-    List<Register> all = new ArrayList<>();
-    for (var held : subjects.values()) {
-      for (Register r : held) {
+    List<Register> all = allRegisters();
+    for (Register r : all) {
+      if (r.effective.length > 0) {
         group(r).trie.remove(r);
-        all.add(r);
       }
     }
     liveness = next;
     for (Register r : all) {
       refreshView(r);
-      Group g = group(r);
-      g.trie.add(r);
-      markDirty(g);
+      if (r.effective.length > 0) {
+        Group g = group(r);
+        g.trie.add(r);
+        markDirty(g);
+      }
     }
     for (Group g : groups.values()) {
       markDirty(g);
@@ -243,9 +275,59 @@ final class DefaultReportAggregator implements ReportAggregator {
     return resultCount;
   }
 
-  /** Adds a register that no other register of its (uid, key) is held for. */
+  private static ProducerKey producerKey(Register r) {
+    return new ProducerKey(r.subject.namespace(), r.order.producer());
+  }
+
+  /** Every register held, in no particular order. */
+  private List<Register> allRegisters() {
+    List<Register> all = new ArrayList<>();
+    for (HeldRegisters first : subjects.values()) {
+      for (HeldRegisters h = first; h != null; h = h.next) {
+        h.forEach(all::add);
+      }
+    }
+    return all;
+  }
+
+  /** The registers of {@code r}'s subject, created when there are none yet. */
+  private HeldRegisters heldFor(Register r) {
+    String namespace = r.subject.namespace();
+    HeldRegisters first = subjects.get(r.uid);
+    HeldRegisters held = HeldRegisters.in(first, namespace);
+    if (held == null) {
+      held = new HeldRegisters(namespace, 4);
+      held.next = first;
+      subjects.put(r.uid, held);
+    }
+    return held;
+  }
+
+  /** Forgets {@code held} (of {@code uid}) once it holds nothing. */
+  private void dropIfEmpty(String uid, HeldRegisters held) {
+    if (!held.isEmpty()) {
+      return;
+    }
+    HeldRegisters first = subjects.get(uid);
+    if (first == held) {
+      if (held.next == null) {
+        subjects.remove(uid);
+      } else {
+        subjects.put(uid, held.next);
+      }
+      return;
+    }
+    for (HeldRegisters h = first; h != null; h = h.next) {
+      if (h.next == held) {
+        h.next = held.next;
+        return;
+      }
+    }
+  }
+
+  /** Adds a register that no other register of its (namespace, uid, key) is held for. */
   private void put(Register r) {
-    HeldRegisters held = subjects.computeIfAbsent(r.uid, k -> new HeldRegisters(4));
+    HeldRegisters held = heldFor(r);
     boolean producerNew = true;
     for (Register other : held) {
       if (other.order.producer().equals(r.order.producer())) {
@@ -255,7 +337,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
     held.put(r);
     if (producerNew) {
-      subjectsByProducer.computeIfAbsent(r.order.producer(), k -> new int[1])[0]++;
+      subjectsByProducer.computeIfAbsent(producerKey(r), k -> new int[1])[0]++;
     }
     if (r.results.length > 0) {
       resultsByNamespace.computeIfAbsent(r.subject.namespace(), k -> new long[1])[0] +=
@@ -272,7 +354,7 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   private void remove(Register r) {
     values.removed();
-    HeldRegisters held = subjects.get(r.uid);
+    HeldRegisters held = HeldRegisters.in(subjects.get(r.uid), r.subject.namespace());
     held.remove(r.key);
     boolean producerGone = true;
     for (Register other : held) {
@@ -282,14 +364,13 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
     }
     if (producerGone) {
-      int[] c = subjectsByProducer.get(r.order.producer());
+      ProducerKey key = producerKey(r);
+      int[] c = subjectsByProducer.get(key);
       if (--c[0] == 0) {
-        subjectsByProducer.remove(r.order.producer());
+        subjectsByProducer.remove(key);
       }
     }
-    if (held.isEmpty()) {
-      subjects.remove(r.uid);
-    }
+    dropIfEmpty(r.uid, held);
     if (r.results.length > 0) {
       long[] ns = resultsByNamespace.get(r.subject.namespace());
       ns[0] -= r.results.length;
@@ -348,8 +429,41 @@ final class DefaultReportAggregator implements ReportAggregator {
     return config.limits().keeps(x.status()) && liveness.isLive(key, x.rule());
   }
 
+  /**
+   * The group of a register, asked of the grouping: user code, called while planning a change so
+   * that a grouping that throws or answers nothing refuses the change before anything is touched.
+   */
+  private @Nullable GroupKey groupKeyOf(Register r) {
+    if (r.results.length == 0) {
+      return null;
+    }
+    Grouping grouping = config.grouping();
+    String name;
+    try {
+      name = grouping.groupOf(r.subject, r.key);
+    } catch (RuntimeException e) {
+      throw new InvalidReportException(
+          "grouping", grouping + " failed for " + r.subject.display() + " and " + r.key + ": " + e);
+    }
+    if (name == null || name.isEmpty()) {
+      throw new InvalidReportException(
+          "grouping",
+          grouping
+              + " returned "
+              + (name == null ? "null" : "an empty name")
+              + " for "
+              + r.subject.display()
+              + " and "
+              + r.key);
+    }
+    return new GroupKey(r.subject.namespace(), name);
+  }
+
   private Group group(Register r) {
-    var key = new GroupKey(r.subject.namespace(), config.grouping().groupOf(r.subject, r.key));
+    GroupKey key = r.group;
+    if (key == null) {
+      throw new IllegalStateException("register without a group: " + r.subject.display());
+    }
     Group g = groups.get(key);
     if (g == null) {
       g =
@@ -377,18 +491,27 @@ final class DefaultReportAggregator implements ReportAggregator {
     if (dirty.isEmpty()) {
       return ChangeSet.EMPTY;
     }
+    // compute every write first: a flush that throws has published nothing, and the next flush
+    // produces the same writes
     List<Change> changes = new ArrayList<>();
+    List<Runnable> commits = new ArrayList<>(dirty.size());
     for (Group g : dirty) {
-      publish(g, changes);
+      commits.add(publish(g, changes));
     }
+    ChangeSet out = new ChangeSet(changes);
+    commits.forEach(Runnable::run);
     dirty.clear();
-    return new ChangeSet(changes);
+    return out;
   }
 
-  /** Appends the writes that bring {@code g}'s published partitions to its current ones. */
-  private void publish(Group g, List<Change> changes) {
+  /**
+   * Appends the writes that bring {@code g}'s published partitions to its current ones, and returns
+   * what takes them as published; changes nothing itself.
+   */
+  private Runnable publish(Group g, List<Change> changes) {
     Envelope env = envelope(g);
     boolean envelopeChanged = g.publishedEnvelope == null || g.publishedEnvelope != env.digest;
+    Map<String, String> next = new HashMap<>(g.published);
     Set<String> present = new HashSet<>();
     for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
       String name = ReportNames.partition(g.baseName, leaf.suffix());
@@ -396,32 +519,36 @@ final class DefaultReportAggregator implements ReportAggregator {
       if (!leaf.dirty && !envelopeChanged) {
         continue;
       }
-      leaf.dirty = false;
       Summary summary = summary(leaf);
       String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
-      String old = g.published.put(name, hash);
+      String old = next.put(name, hash);
       if (!hash.equals(old)) {
         AggregateReport report = report(g, env, leaf, name, summary, hash);
         changes.add(old == null ? new Change.Create(report) : new Change.Update(report, old));
       }
     }
-    for (Iterator<Map.Entry<String, String>> it = g.published.entrySet().iterator();
-        it.hasNext(); ) {
+    for (Iterator<Map.Entry<String, String>> it = next.entrySet().iterator(); it.hasNext(); ) {
       var e = it.next();
       if (!present.contains(e.getKey())) {
         changes.add(new Change.Delete(ref(g, e.getKey()), e.getValue()));
         it.remove();
       }
     }
-    g.publishedEnvelope = env.digest;
-    g.dirty = false;
-    if (g.trie.isEmpty() && g.published.isEmpty()) {
-      groups.remove(g.key);
-    }
+    return () -> {
+      g.published.clear();
+      g.published.putAll(next);
+      g.trie.forEachLeaf(leaf -> leaf.dirty = false);
+      g.publishedEnvelope = env.digest;
+      g.dirty = false;
+      if (g.trie.isEmpty() && g.published.isEmpty()) {
+        groups.remove(g.key);
+      }
+    };
   }
 
   @Override
   public ChangeSet resync(Collection<AggregateReport> observed) {
+    InvalidReportException.requireNoNulls("observed", observed);
     // desired partitions by name and hash; a report is built only for what must be written
     List<ReportDiff.Desired> desired = new ArrayList<>();
     // per group, in the order of groups.values(), which nothing changes until the end
@@ -507,10 +634,8 @@ final class DefaultReportAggregator implements ReportAggregator {
     for (var e : tombstones.entrySet()) {
       s = s.delete(e.getKey(), e.getValue());
     }
-    for (var held : subjects.values()) {
-      for (Register r : held) {
-        s = s.merge(ReportState.empty().apply(partialOf(r)));
-      }
+    for (Register r : allRegisters()) {
+      s = s.merge(ReportState.empty().apply(partialOf(r)));
     }
     return s;
   }

@@ -7,19 +7,40 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The registers held for one subject, at most one per coverage key. A subject has a handful (one
- * per policy that evaluated it), so an array searched in order takes a tenth of the memory of a
- * {@code HashMap} and is as fast at this size.
+ * The registers held for one subject, identified by (namespace, uid), at most one per coverage key.
+ * A subject has a handful (one per policy that evaluated it), so an array searched in order takes a
+ * tenth of the memory of a {@code HashMap} and is as fast at this size.
+ *
+ * <p>The aggregator finds these by uid; a uid claimed in several namespaces (only a hostile or
+ * confused producer does that) has one instance per namespace, chained through {@link #next}, so
+ * that what is said about a uid in one namespace never reads or replaces what is held in another.
  */
 final class HeldRegisters implements Iterable<Register> {
   /** Held for subjects without registers; never changed. */
-  static final HeldRegisters NONE = new HeldRegisters(0);
+  static final HeldRegisters NONE = new HeldRegisters("", 0);
+
+  /** The namespace of every register held here ("" for cluster-scoped subjects). */
+  final String namespace;
+
+  /** The registers of the same uid in another namespace, if any. */
+  @Nullable HeldRegisters next;
 
   private Register[] registers;
   private int size;
 
-  HeldRegisters(int capacity) {
+  HeldRegisters(String namespace, int capacity) {
+    this.namespace = namespace;
     this.registers = new Register[capacity];
+  }
+
+  /** The registers of {@code namespace} in the chain starting at {@code first}, or null. */
+  static @Nullable HeldRegisters in(@Nullable HeldRegisters first, String namespace) {
+    for (HeldRegisters h = first; h != null; h = h.next) {
+      if (h.namespace.equals(namespace)) {
+        return h;
+      }
+    }
+    return null;
   }
 
   private int indexOf(CoverageKey key) {

@@ -4,6 +4,7 @@ import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import java.util.Comparator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One last-writer-wins register: what the latest evaluation said about one (subject uid, source,
@@ -43,6 +44,12 @@ final class Register {
 
   /** The path of this register in a partition trie: a digest of (uid, source, policy). */
   final long pathHash;
+
+  /**
+   * The group this register's results go to, decided by the grouping once, when the register is
+   * planned (before the aggregator changes anything); null while it holds no results.
+   */
+  @Nullable GroupKey group;
 
   Result[] effective;
   int effectiveBytes;

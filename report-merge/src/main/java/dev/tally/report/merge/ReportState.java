@@ -1,6 +1,7 @@
 package dev.tally.report.merge;
 
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
@@ -13,11 +14,12 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The merge state as an immutable value: last-writer-wins registers per (subject uid, source,
- * policy) and tombstones per uid. It is a state-based CRDT: {@link #merge} is commutative,
- * associative and idempotent, and folding any permutation of the same events gives the same state.
- * The aggregator keeps the same state incrementally; this class is its specification, and lets
- * replicas exchange and combine what they know.
+ * The merge state as an immutable value: last-writer-wins registers per (subject namespace, subject
+ * uid, source, policy) and tombstones per uid (a deletion hides the uid in every namespace). It is
+ * a state-based CRDT: {@link #merge} is commutative, associative and idempotent, and folding any
+ * permutation of the same events gives the same state. The aggregator keeps the same state
+ * incrementally; this class is its specification, and lets replicas exchange and combine what they
+ * know.
  */
 public final class ReportState {
   private static final ReportState EMPTY = new ReportState(Map.of(), Map.of());
@@ -36,6 +38,7 @@ public final class ReportState {
 
   /** The state after one partial report. */
   public ReportState apply(PartialReport p) {
+    InvalidReportException.requireNonNull("partial", p);
     Timestamp deletedAt = tombstones.get(p.subject().uid());
     if (MergeRule.hidden(p.observedAt(), deletedAt)) {
       return this;
@@ -45,7 +48,7 @@ public final class ReportState {
     MergeRule.registerContents(p)
         .forEach(
             (key, results) -> {
-              RegisterId id = new RegisterId(p.subject().uid(), key);
+              RegisterId id = new RegisterId(p.subject().namespace(), p.subject().uid(), key);
               Content incoming = new Content(p.subject(), order, List.of(results));
               Content existing = next.get(id);
               if (existing == null
@@ -126,8 +129,12 @@ public final class ReportState {
     return "ReportState[" + registers.size() + " registers, " + tombstones.size() + " tombstones]";
   }
 
-  /** The identity of a register. */
-  public record RegisterId(String uid, CoverageKey key) {}
+  /**
+   * The identity of a register: the subject's namespace and uid, and the coverage key. The
+   * namespace is part of it so that a partial report in one namespace never reads or replaces a
+   * register of another, whatever uid it claims.
+   */
+  public record RegisterId(String namespace, String uid, CoverageKey key) {}
 
   /** What a register holds: the evaluation that won and its results (empty: retracted). */
   public static final class Content {
