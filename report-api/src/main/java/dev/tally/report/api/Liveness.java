@@ -15,6 +15,10 @@ public record Liveness(Optional<Set<CoverageKey>> livePolicies, Set<RuleRef> ret
   public Liveness {
     livePolicies = livePolicies.map(Set::copyOf);
     retiredRules = Set.copyOf(retiredRules);
+    for (RuleRef r : retiredRules) {
+      Checks.nonNull("retiredRules.policy", r.policy());
+      Checks.text("retiredRules.rule", r.rule());
+    }
   }
 
   /** Everything is live. */

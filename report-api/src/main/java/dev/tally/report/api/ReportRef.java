@@ -10,6 +10,7 @@ public record ReportRef(ReportKind kind, String namespace, String name)
   public ReportRef {
     Checks.nonNull("kind", kind);
     Checks.required("name", name, Checks.MAX_IDENTIFIER);
+    Checks.text("namespace", namespace);
     if (kind.namespaced() == namespace.isEmpty()) {
       throw new InvalidReportException(
           "namespace",
