@@ -50,8 +50,11 @@ final class DefaultReportAggregator implements ReportAggregator {
   private static final Logger LOG = LoggerFactory.getLogger(DefaultReportAggregator.class);
 
   private final AggregatorConfig config;
-  private final long maxResultBytes;
   private final Optional<ReportConfiguration> configuration;
+
+  /** The bytes of results each group's partitions hold, from the group's real envelope. */
+  private final PartitionBudget budget;
+
   private Liveness liveness = Liveness.all();
 
   private final Map<String, HeldRegisters> subjects = new HashMap<>();
@@ -70,13 +73,16 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   private long resultCount;
 
+  /**
+   * @throws InvalidReportException if the grouping's id does not make a valid label value
+   */
   DefaultReportAggregator(AggregatorConfig config) {
     this.config = config;
-    this.maxResultBytes = (long) config.limits().maxBytes() - EncodedSize.ENVELOPE_RESERVE;
     this.configuration =
         config.format() == ReportFormat.OPENREPORTS
             ? Optional.of(config.limits().configuration())
             : Optional.empty();
+    this.budget = new PartitionBudget(config, configuration);
   }
 
   /** An aggregator holding exactly the registers of {@code state}. */
@@ -126,6 +132,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     var contents = MergeRule.registerContents(p, r -> values.result(r, subjectOnly));
     for (var e : contents.entrySet()) {
       Register r = new Register(subject, values.key(e.getKey()), order, e.getValue(), values);
+      budget.checkFits(p, r);
       Register old = held.get(e.getKey());
       if (old == null || MergeRule.wins(order, r.digest, old.order, old.digest)) {
         incoming.add(r);
@@ -352,12 +359,12 @@ final class DefaultReportAggregator implements ReportAggregator {
     var key = new GroupKey(r.subject.namespace(), config.grouping().groupOf(r.subject, r.key));
     Group g = groups.get(key);
     if (g == null) {
+      // the byte budget of a scoped group depends on its scope: this subject's until it has more
+      Optional<Subject> scope =
+          config.grouping().scopedToSubject() ? Optional.of(r.subject) : Optional.empty();
       g =
           new Group(
-              key,
-              config.format().kindFor(key.namespace()),
-              config.grouping().id(),
-              new PartitionTrie(config.limits().maxResults(), maxResultBytes));
+              key, config.format().kindFor(key.namespace()), config.grouping().id(), budget, scope);
       groups.put(key, g);
     }
     return g;
@@ -571,6 +578,10 @@ final class DefaultReportAggregator implements ReportAggregator {
         }
       }
       scope = Optional.ofNullable(first);
+      if (first != null) {
+        // the partitions' byte budget follows the scope; read leaves again after this
+        g.fitTo(budget, scope);
+      }
     }
     long digest = ContentHash.envelope(g.envelopePrefix, scope, scope, configuration);
     g.envelope = new Envelope(scope, digest);
