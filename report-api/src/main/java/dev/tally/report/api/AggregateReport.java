@@ -45,7 +45,7 @@ public record AggregateReport(
     Checks.nonNull("configuration", configuration);
     results = Checks.listOf("results", results);
     Checks.nonNull("summary", summary);
-    Checks.nonNull("contentHash", contentHash);
+    Checks.text("contentHash", contentHash);
   }
 
   /** Whether Tally owns this object: it carries {@code app.kubernetes.io/managed-by: tally}. */

@@ -24,18 +24,51 @@ final class Checks {
   private Checks() {}
 
   static String required(String field, String value, int maxLength) {
+    return optional(field, present(field, value), maxLength);
+  }
+
+  /** {@code value}, which must not be blank; for strings a constructor already checked. */
+  static String present(String field, String value) {
     if (value.isBlank()) {
       throw new InvalidReportException(field, "is required");
     }
-    return optional(field, value, maxLength);
+    return value;
   }
 
+  /**
+   * {@code value}, checked: at most {@code maxLength} chars and no lone surrogate. A high surrogate
+   * not followed by a low one, or a low one not preceded by a high one, is no character at all: it
+   * has no UTF-8 encoding, so a report holding it could not be written as it is (encoders replace
+   * it or fail). One pass over the chars; most are far below the surrogate range.
+   */
   static String optional(String field, String value, int maxLength) {
-    if (value.length() > maxLength) {
+    int length = value.length();
+    if (length > maxLength) {
       throw new InvalidReportException(
-          field, "is " + value.length() + " characters long, at most " + maxLength + " allowed");
+          field, "is " + length + " characters long, at most " + maxLength + " allowed");
+    }
+    for (int i = 0; i < length; i++) {
+      char c = value.charAt(i);
+      if (c >= Character.MIN_SURROGATE && c <= Character.MAX_SURROGATE) {
+        if (Character.isHighSurrogate(c)
+            && i + 1 < length
+            && Character.isLowSurrogate(value.charAt(i + 1))) {
+          i++; // a valid pair: one character outside the BMP
+        } else {
+          throw new InvalidReportException(
+              field,
+              String.format(
+                  "holds a lone surrogate U+%04X at index %d, which cannot be encoded",
+                  (int) c, i));
+        }
+      }
     }
     return value;
+  }
+
+  /** {@link #optional} without a length cap, for the strings the model sets none on. */
+  static String text(String field, String value) {
+    return optional(field, nonNull(field, value), Integer.MAX_VALUE);
   }
 
   static Map<String, String> stringMap(String field, Map<String, String> map, int maxValue) {

@@ -34,6 +34,9 @@ public record LabelSelector(Map<String, String> matchLabels, List<Requirement> m
             "unknown operator '" + operator + "', expected In, NotIn, Exists or DoesNotExist");
       }
       values = Checks.listOf("values", values);
+      for (int i = 0; i < values.size(); i++) {
+        Checks.text("values[" + i + "]", values.get(i));
+      }
     }
   }
 }

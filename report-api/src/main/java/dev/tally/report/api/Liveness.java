@@ -50,7 +50,7 @@ public record Liveness(Optional<Set<CoverageKey>> livePolicies, Set<RuleRef> ret
   public record RuleRef(CoverageKey policy, String rule) {
     public RuleRef {
       Checks.nonNull("policy", policy);
-      Checks.nonNull("rule", rule);
+      Checks.text("rule", rule);
     }
   }
 }

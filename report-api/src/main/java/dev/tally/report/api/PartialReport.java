@@ -41,9 +41,10 @@ public record PartialReport(
   public PartialReport {
     Checks.required("producer", Checks.nonNull("producer", producer), Checks.MAX_IDENTIFIER);
     Checks.nonNull("subject", subject);
-    Checks.required("subject.kind", subject.kind(), Checks.MAX_IDENTIFIER);
-    Checks.required("subject.name", subject.name(), Checks.MAX_IDENTIFIER);
-    Checks.required("subject.uid", subject.uid(), 128);
+    // the subject checked its lengths and characters: only what a partial report adds
+    Checks.present("subject.kind", subject.kind());
+    Checks.present("subject.name", subject.name());
+    Checks.present("subject.uid", subject.uid());
     Checks.optional(
         "subjectVersion", Checks.nonNull("subjectVersion", subjectVersion), Checks.MAX_IDENTIFIER);
     Checks.nonNull("observedAt", observedAt);

@@ -30,7 +30,8 @@ public interface ReportAggregator {
   /**
    * Applies one producer's evaluation of one subject.
    *
-   * @throws InvalidReportException if the report is refused; the state is then unchanged
+   * @throws InvalidReportException if the report is refused, such as for a result too large for any
+   *     aggregate to hold within {@link ReportLimits#maxBytes()}; the state is then unchanged
    * @throws CapacityExceededException if a cap would be exceeded; the state is then unchanged
    */
   void apply(PartialReport partial);

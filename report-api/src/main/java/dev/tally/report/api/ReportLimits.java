@@ -8,8 +8,8 @@ import java.util.Set;
  * that exceeds them is split.
  *
  * @param maxResults most results in one object
- * @param maxBytes most bytes of the object's encoded JSON; the default 1 MiB stays under etcd's 1.5
- *     MiB request limit with room for metadata
+ * @param maxBytes most bytes of the object's encoded JSON as Tally writes it; the default 1 MiB
+ *     stays under etcd's 1.5 MiB request limit with room for what the API server adds
  * @param statusFilter results whose status is not in this set are left out of aggregates; empty
  *     keeps every status
  */
@@ -17,7 +17,13 @@ public record ReportLimits(int maxResults, int maxBytes, Set<ResultStatus> statu
   public static final int DEFAULT_MAX_RESULTS = 1000;
   public static final int DEFAULT_MAX_BYTES = 1024 * 1024;
 
-  /** The smallest {@code maxBytes} accepted: room for one result of maximal size. */
+  /**
+   * The smallest {@code maxBytes} accepted. It leaves more than three quarters for results beside
+   * the largest envelope (metadata, scope, owner, summary, configuration) an aggregate can have:
+   * about 12 KiB when reports are scoped to a subject whose fields are all at their longest and
+   * escaped to 6 bytes a char, about 1 KiB otherwise. A result larger than an aggregate has room
+   * for is refused when applied.
+   */
   public static final int MIN_MAX_BYTES = 64 * 1024;
 
   public ReportLimits {

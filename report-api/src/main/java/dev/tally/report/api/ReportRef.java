@@ -10,7 +10,7 @@ public record ReportRef(ReportKind kind, String namespace, String name)
   public ReportRef {
     Checks.nonNull("kind", kind);
     Checks.required("name", Checks.nonNull("name", name), Checks.MAX_IDENTIFIER);
-    Checks.nonNull("namespace", namespace);
+    Checks.text("namespace", namespace);
     if (kind.namespaced() == namespace.isEmpty()) {
       throw new InvalidReportException(
           "namespace",

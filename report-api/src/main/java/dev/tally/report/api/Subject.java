@@ -11,12 +11,21 @@ package dev.tally.report.api;
  * @param uid the object's uid; empty while it is not known yet (admission on CREATE)
  */
 public record Subject(String apiVersion, String kind, String namespace, String name, String uid) {
+  /** The most chars of {@code apiVersion}, {@code kind} and {@code name}. */
+  public static final int MAX_FIELD = Checks.MAX_IDENTIFIER;
+
+  /** The most chars of {@code namespace}: a DNS-1123 label. */
+  public static final int MAX_NAMESPACE = 63;
+
+  /** The most chars of {@code uid}. */
+  public static final int MAX_UID = 128;
+
   public Subject {
-    Checks.optional("apiVersion", Checks.nonNull("apiVersion", apiVersion), Checks.MAX_IDENTIFIER);
-    Checks.optional("kind", Checks.nonNull("kind", kind), Checks.MAX_IDENTIFIER);
-    Checks.optional("namespace", Checks.nonNull("namespace", namespace), 63);
-    Checks.optional("name", Checks.nonNull("name", name), Checks.MAX_IDENTIFIER);
-    Checks.optional("uid", Checks.nonNull("uid", uid), 128);
+    Checks.optional("apiVersion", Checks.nonNull("apiVersion", apiVersion), MAX_FIELD);
+    Checks.optional("kind", Checks.nonNull("kind", kind), MAX_FIELD);
+    Checks.optional("namespace", Checks.nonNull("namespace", namespace), MAX_NAMESPACE);
+    Checks.optional("name", Checks.nonNull("name", name), MAX_FIELD);
+    Checks.optional("uid", Checks.nonNull("uid", uid), MAX_UID);
   }
 
   public static Subject of(

@@ -52,8 +52,11 @@ final class DefaultReportAggregator implements ReportAggregator {
   private static final Logger LOG = LoggerFactory.getLogger(DefaultReportAggregator.class);
 
   private final AggregatorConfig config;
-  private final long maxResultBytes;
   private final Optional<ReportConfiguration> configuration;
+
+  /** The bytes of results each group's partitions hold, from the group's real envelope. */
+  private final PartitionBudget budget;
+
   private Liveness liveness = Liveness.all();
 
   private final Map<String, HeldRegisters> subjects = new HashMap<>();
@@ -79,13 +82,16 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   private long resultCount;
 
+  /**
+   * @throws InvalidReportException if the grouping's id does not make a valid label value
+   */
   DefaultReportAggregator(AggregatorConfig config) {
     this.config = config;
-    this.maxResultBytes = (long) config.limits().maxBytes() - EncodedSize.ENVELOPE_RESERVE;
     this.configuration =
         config.format() == ReportFormat.OPENREPORTS
             ? Optional.of(config.limits().configuration())
             : Optional.empty();
+    this.budget = new PartitionBudget(config, configuration);
   }
 
   /** An aggregator holding exactly the registers of {@code state}. */
@@ -142,6 +148,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     var contents = MergeRule.registerContents(p, r -> values.result(r, subjectOnly));
     for (var e : contents.entrySet()) {
       Register r = new Register(subject, values.key(e.getKey()), order, e.getValue(), values);
+      budget.checkFits(p, r);
       Register old = held.get(e.getKey());
       if (old == null || MergeRule.wins(order, r.digest, old.order, old.digest)) {
         incoming.add(r);
@@ -156,6 +163,9 @@ final class DefaultReportAggregator implements ReportAggregator {
       checkProducerCap(p.subject().namespace(), p.producer(), held);
       for (Register r : incoming) {
         r.group = groupKeyOf(r);
+        if (r.group != null) {
+          group(r); // creates its group now: a group's creation asks the grouping too
+        }
       }
     } catch (RuntimeException e) {
       values.removed(); // what was interned for this report may be dropped at the next rebuild
@@ -251,6 +261,11 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
     // a filter on output: take every register out of its trie, refresh its view, put it back
     List<Register> all = allRegisters();
+    for (Register r : all) {
+      if (r.group != null) {
+        group(r); // every group exists before anything changes: creating one asks the grouping
+      }
+    }
     for (Register r : all) {
       if (r.effective.length > 0) {
         group(r).trie.remove(r);
@@ -459,6 +474,16 @@ final class DefaultReportAggregator implements ReportAggregator {
     return new GroupKey(r.subject.namespace(), name);
   }
 
+  /** Whether each group is one subject's: user code, so a failure names the grouping. */
+  private boolean scoped() {
+    try {
+      return config.grouping().scopedToSubject();
+    } catch (RuntimeException e) {
+      throw new InvalidReportException(
+          "grouping", config.grouping() + ".scopedToSubject() failed: " + e);
+    }
+  }
+
   private Group group(Register r) {
     GroupKey key = r.group;
     if (key == null) {
@@ -466,12 +491,11 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
     Group g = groups.get(key);
     if (g == null) {
+      // the byte budget of a scoped group depends on its scope: this subject's until it has more
+      Optional<Subject> scope = scoped() ? Optional.of(r.subject) : Optional.empty();
       g =
           new Group(
-              key,
-              config.format().kindFor(key.namespace()),
-              config.grouping().id(),
-              new PartitionTrie(config.limits().maxResults(), maxResultBytes));
+              key, config.format().kindFor(key.namespace()), config.grouping().id(), budget, scope);
       groups.put(key, g);
     }
     return g;
@@ -687,7 +711,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       return g.envelope;
     }
     Optional<Subject> scope = Optional.empty();
-    if (config.grouping().scopedToSubject()) {
+    if (scoped()) {
       Subject first = null;
       for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
         Subject s = leaf.first().subject;
@@ -696,6 +720,10 @@ final class DefaultReportAggregator implements ReportAggregator {
         }
       }
       scope = Optional.ofNullable(first);
+      if (first != null) {
+        // the partitions' byte budget follows the scope; read leaves again after this
+        g.fitTo(budget, scope);
+      }
     }
     long digest = ContentHash.envelope(g.envelopePrefix, scope, scope, configuration);
     g.envelope = new Envelope(scope, digest);

@@ -3,16 +3,22 @@ package dev.tally.report.merge;
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.LabelSelector;
 import dev.tally.report.api.ReportConfiguration;
+import dev.tally.report.api.ReportKind;
+import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
+import dev.tally.report.api.Summary;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The size in bytes of the compact UTF-8 JSON of results and reports, computed from the model
- * without encoding anything. It counts the JSON Tally's adapter writes: empty strings, empty maps
- * and absent values are left out, strings escaped as JSON requires (quote, backslash, control
- * characters), non-ASCII written as raw UTF-8.
+ * without encoding anything: exactly the bytes Tally's adapter writes. Empty strings, empty maps
+ * and absent values are left out (but an ownerReference writes its four fields, empty or not),
+ * strings are escaped as JSON requires (quote and backslash take 2 bytes, control characters 2 or,
+ * as a backslash, 'u' and four hex digits, 6), everything else is raw UTF-8 (1 to 3 bytes a char, 4
+ * a surrogate pair; the model holds no lone surrogate).
  *
  * <p>For a whole report it counts the metadata Tally sets (name, namespace, labels, the
  * content-hash annotation, one ownerReference) but not what the API server adds ({@code uid},
@@ -20,10 +26,8 @@ import java.util.Map;
  * MiB under etcd's limit for that.
  */
 public final class EncodedSize {
-  /**
-   * Bytes set aside in every partition for the envelope: metadata, scope, summary, configuration.
-   */
-  static final int ENVELOPE_RESERVE = 4096;
+  /** The longest partition name suffix: '.' and one hex digit per 4 bits of the deepest path. */
+  static final int MAX_SUFFIX = 1 + PartitionTrie.MAX_DEPTH / 4;
 
   private EncodedSize() {}
 
@@ -66,8 +70,11 @@ public final class EncodedSize {
     return envelope(report) + results;
   }
 
-  /** Everything of a report but its results array. */
-  static int envelope(AggregateReport report) {
+  /**
+   * The bytes of everything of a report but its {@code results} array: the report's encoded size is
+   * this, plus 2 for {@code []}, plus each result's size and a comma between two.
+   */
+  public static int envelope(AggregateReport report) {
     Fields f = new Fields();
     f.string("apiVersion", report.ref().kind().apiVersion());
     f.string("kind", report.ref().kind().kind());
@@ -82,12 +89,13 @@ public final class EncodedSize {
         .owner()
         .ifPresent(
             o -> {
+              // an ownerReference has four required fields: written even when empty
               Fields ref = new Fields();
-              ref.string("apiVersion", o.apiVersion());
-              ref.string("kind", o.kind());
-              ref.string("name", o.name());
-              ref.string("uid", o.uid());
+              ref.raw("apiVersion", string(o.apiVersion()));
+              ref.raw("kind", string(o.kind()));
               ref.raw("controller", 4);
+              ref.raw("name", string(o.name()));
+              ref.raw("uid", string(o.uid()));
               meta.raw("ownerReferences", 2 + ref.close());
             });
     f.raw("metadata", meta.close());
@@ -102,6 +110,83 @@ public final class EncodedSize {
     f.raw("summary", summary.close());
     f.raw("results", 1); // the array's own bytes are counted by the caller; 1 keeps the field
     return f.close() - 1;
+  }
+
+  /**
+   * The largest envelope any partition of a group can have. All of it is fixed for the group but
+   * what differs between its partitions: the name's suffix (at most {@link #MAX_SUFFIX} chars), the
+   * content hash (always 16 hex digits) and the summary, whose counts are at most {@code maxCount}
+   * each.
+   *
+   * @param baseName the group's name, that of its first partition
+   * @param scope the scope of the group's partitions, which is also their owner
+   */
+  static int envelopeBound(
+      ReportKind kind,
+      String namespace,
+      String baseName,
+      Map<String, String> labels,
+      Optional<Subject> scope,
+      Optional<ReportConfiguration> configuration,
+      int maxCount) {
+    String longestName = baseName + "." + "f".repeat(MAX_SUFFIX - 1);
+    Summary most = new Summary(maxCount, maxCount, maxCount, maxCount, maxCount);
+    return envelope(
+        new AggregateReport(
+            new ReportRef(kind, namespace, longestName),
+            labels,
+            scope,
+            scope,
+            configuration,
+            List.of(),
+            most,
+            Fingerprint.hex(0)));
+  }
+
+  /**
+   * The subject of {@code namespace} whose JSON is the largest the model allows: every other field
+   * at its longest, of characters that JSON escapes to 6 bytes.
+   */
+  static Subject widestSubject(String namespace) {
+    String widest = "\u0001".repeat(Subject.MAX_FIELD);
+    return new Subject(widest, widest, namespace, widest, "\u0001".repeat(Subject.MAX_UID));
+  }
+
+  /** The namespace whose JSON is the largest the model allows. */
+  static String widestNamespace() {
+    return "\u0001".repeat(Subject.MAX_NAMESPACE);
+  }
+
+  /**
+   * Which field of a result takes the most bytes of its JSON: the one to name when the result is
+   * too large.
+   */
+  static String largestField(Result r) {
+    String field = "policy";
+    int most = string(r.policy());
+    String[] names = {"source", "rule", "category", "message"};
+    String[] values = {r.source(), r.rule(), r.category(), r.message()};
+    for (int i = 0; i < names.length; i++) {
+      int n = string(values[i]);
+      if (n > most) {
+        field = names[i];
+        most = n;
+      }
+    }
+    int properties = r.properties().isEmpty() ? 0 : map(r.properties());
+    if (properties > most) {
+      field = "properties";
+      most = properties;
+    }
+    int resources = r.resources().isEmpty() ? 0 : subjects(r.resources(), ValueFacts.DIRECT);
+    if (resources > most) {
+      field = "resources";
+      most = resources;
+    }
+    if (r.resourceSelector().isPresent() && selector(r.resourceSelector().get()) > most) {
+      field = "resourceSelector";
+    }
+    return field;
   }
 
   private static int configuration(ReportConfiguration c) {

@@ -2,8 +2,10 @@ package dev.tally.report.merge;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.ReportKind;
+import dev.tally.report.api.Subject;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -16,7 +18,17 @@ final class Group {
   final ReportKind kind;
   final String baseName;
   final Map<String, String> labels;
-  final PartitionTrie trie;
+
+  /**
+   * The partitions, split under the bytes {@link PartitionBudget} leaves for results beside this
+   * group's envelope. When partitions are scoped to a subject that budget depends on the scope,
+   * which depends on the content: {@link #fitTo} replaces the trie when it changed, so read leaves
+   * only after the envelope was computed.
+   */
+  PartitionTrie trie;
+
+  /** The scope {@link #trie}'s byte budget was measured with. */
+  private Optional<Subject> budgetScope;
 
   /** {@link ContentHash#prefix} of this group's kind, namespace and labels, which never change. */
   final long envelopePrefix;
@@ -32,21 +44,51 @@ final class Group {
   /** The envelope as last computed; null when the content changed since. */
   DefaultReportAggregator.@Nullable Envelope envelope;
 
-  Group(GroupKey key, ReportKind kind, String groupingId, PartitionTrie trie) {
+  /**
+   * An empty group whose partitions will have {@code scope} (and so owner), as far as it is known
+   * now.
+   */
+  Group(
+      GroupKey key,
+      ReportKind kind,
+      String groupingId,
+      PartitionBudget budget,
+      Optional<Subject> scope) {
     this.key = key;
     this.kind = kind;
     this.baseName = ReportNames.base(groupingId, key.name());
-    // sorted like every map of the model, so digests iterate it in the same order
-    this.labels =
-        new TreeMap<>(
-            Map.of(
-                AggregateReport.MANAGED_BY_LABEL,
-                AggregateReport.MANAGED_BY_VALUE,
-                AggregateReport.GROUP_LABEL,
-                ReportNames.groupLabel(groupingId, key.namespace(), key.name()),
-                DefaultReportAggregator.GROUPING_LABEL,
-                ReportNames.sanitize(groupingId)));
-    this.trie = trie;
+    this.labels = labels(groupingId, key);
     this.envelopePrefix = ContentHash.prefix(kind, key.namespace(), labels);
+    this.trie = new PartitionTrie(budget.maxResults(), budget.resultBytes(this, scope));
+    this.budgetScope = scope;
+  }
+
+  /** The labels of every partition of a group. */
+  static Map<String, String> labels(String groupingId, GroupKey key) {
+    // sorted like every map of the model, so digests iterate it in the same order
+    return new TreeMap<>(
+        Map.of(
+            AggregateReport.MANAGED_BY_LABEL,
+            AggregateReport.MANAGED_BY_VALUE,
+            AggregateReport.GROUP_LABEL,
+            ReportNames.groupLabel(groupingId, key.namespace(), key.name()),
+            DefaultReportAggregator.GROUPING_LABEL,
+            ReportNames.sanitize(groupingId)));
+  }
+
+  /**
+   * Splits the partitions again if {@code scope}, the one they have now, changes the bytes left for
+   * their results. Partitions stay a function of the content: the same registers and budget give
+   * the same trie whatever the history.
+   */
+  void fitTo(PartitionBudget budget, Optional<Subject> scope) {
+    if (scope.equals(budgetScope)) {
+      return; // the common case: one subject, measured when the group was made
+    }
+    long bytes = budget.resultBytes(this, scope);
+    budgetScope = scope;
+    if (bytes != trie.maxBytes()) {
+      trie = trie.withMaxBytes(bytes);
+    }
   }
 }

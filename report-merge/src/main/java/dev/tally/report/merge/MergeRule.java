@@ -48,12 +48,16 @@ final class MergeRule {
    */
   static Map<CoverageKey, Result[]> registerContents(PartialReport p) {
     List<Subject> subjectOnly = List.of(p.subject());
-    return registerContents(
-        p,
-        r ->
-            r.resources().isEmpty() && r.resourceSelector().isEmpty()
-                ? r.toBuilder().resources(subjectOnly).build()
-                : r);
+    return registerContents(p, r -> aboutSubject(r, subjectOnly));
+  }
+
+  /**
+   * {@code r}, about the partial report's subject ({@code subjectOnly}) when it names no object.
+   */
+  static Result aboutSubject(Result r, List<Subject> subjectOnly) {
+    return r.resources().isEmpty() && r.resourceSelector().isEmpty()
+        ? r.toBuilder().resources(subjectOnly).build()
+        : r;
   }
 
   /**

@@ -4,8 +4,11 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -40,6 +43,27 @@ final class PartitionTrie {
   PartitionTrie(int maxResults, long maxBytes) {
     this.maxResults = maxResults;
     this.maxBytes = maxBytes;
+  }
+
+  /** The most bytes of results (each result's JSON and a comma) one partition holds. */
+  long maxBytes() {
+    return maxBytes;
+  }
+
+  /** A trie of the same registers whose partitions hold at most {@code bytes} of results. */
+  PartitionTrie withMaxBytes(long bytes) {
+    PartitionTrie out = new PartitionTrie(maxResults, bytes);
+    // a register split over several leaves is added once, with all of its results
+    Set<Register> added = Collections.newSetFromMap(new IdentityHashMap<>());
+    forEachLeaf(
+        leaf ->
+            leaf.forEachPiece(
+                (r, piece) -> {
+                  if (added.add(r)) {
+                    out.add(r);
+                  }
+                }));
+    return out;
   }
 
   /** Adds a register's effective results; it must not be in the trie. */

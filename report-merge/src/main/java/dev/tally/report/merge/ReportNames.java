@@ -13,6 +13,11 @@ import java.util.Locale;
 final class ReportNames {
   static final int MAX_BASE = 200;
 
+  private static final int DIGEST_CHARS = 10;
+
+  /** The longest base name: {@link #MAX_BASE} chars, a '-' and a digest. */
+  static final int MAX_BASE_LENGTH = MAX_BASE + 1 + DIGEST_CHARS;
+
   private ReportNames() {}
 
   static String base(String groupingId, String group) {
@@ -21,7 +26,7 @@ final class ReportNames {
     if (clean.equals(original) && clean.length() <= MAX_BASE) {
       return clean;
     }
-    String digest = Fingerprint.hex(Fingerprint.of(groupingId, group)).substring(0, 10);
+    String digest = Fingerprint.hex(Fingerprint.of(groupingId, group)).substring(0, DIGEST_CHARS);
     String head = clean.length() > MAX_BASE ? clean.substring(0, MAX_BASE) : clean;
     head = trimDashes(head);
     return head + "-" + digest;

@@ -152,7 +152,7 @@ class AtomicityProperties {
   @Test
   void aFlushThatThrowsIsRetriedByTheNextFlush() {
     AtomicInteger calls = new AtomicInteger();
-    AtomicBoolean failing = new AtomicBoolean(true);
+    AtomicBoolean failing = new AtomicBoolean();
     Grouping flaky =
         new Grouping() {
           @Override
@@ -184,7 +184,10 @@ class AtomicityProperties {
               .build());
     }
 
-    catchThrowableOfType(a::flush, IllegalStateException.class);
+    failing.set(true);
+    var e = catchThrowableOfType(a::flush, InvalidReportException.class);
+    assertThat(e.field()).isEqualTo("grouping");
+    assertThat(calls.get()).as("failed at the second group").isEqualTo(2);
     failing.set(false);
     ChangeSet retried = a.flush();
 

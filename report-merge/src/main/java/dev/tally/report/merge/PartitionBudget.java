@@ -1,0 +1,134 @@
+package dev.tally.report.merge;
+
+import dev.tally.report.api.AggregatorConfig;
+import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.api.PartialReport;
+import dev.tally.report.api.ReportConfiguration;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.Subject;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * How many bytes of results a partition may hold so that its whole JSON stays within {@code
+ * maxBytes}: {@code maxBytes} less the largest envelope of its group (metadata, scope, owner,
+ * summary, configuration), measured by {@link EncodedSize} from the group's real content. A
+ * partition of {@code n} results takes {@code envelope + 1 + sum(result + 1)} bytes, so the trie of
+ * a group splits at {@code maxBytes - 1 - envelopeBound} bytes of results (each result's size plus
+ * a comma).
+ *
+ * <p>A result too large to fit beside the largest envelope any partition of this aggregator can
+ * have is refused when applied. That depends on the configuration alone, never on what else the
+ * aggregator holds (a group's scope can change with its content, and with it the envelope), so a
+ * refusal is the same whatever the order of events.
+ */
+final class PartitionBudget {
+  /** The longest value of a Kubernetes label, which the grouping label must respect. */
+  static final int MAX_LABEL_VALUE = 63;
+
+  private final AggregatorConfig config;
+  private final Optional<ReportConfiguration> configuration;
+  private final int maxBytes;
+
+  /**
+   * The most results a partition can count: {@code maxResults}, or for a leaf that can no longer
+   * split (its results share a 128-bit path, so they come from one register) a partial report's
+   * worth.
+   */
+  private final int maxCount;
+
+  /** The largest envelope of any partition this aggregator can write. */
+  private final int maxEnvelope;
+
+  /** The bytes of results every partition has room for, whatever its envelope. */
+  private final long room;
+
+  PartitionBudget(AggregatorConfig config, Optional<ReportConfiguration> configuration) {
+    this.config = config;
+    this.configuration = configuration;
+    this.maxBytes = config.limits().maxBytes();
+    this.maxCount = Math.max(config.limits().maxResults(), config.caps().maxResultsPerPartial());
+    // the grouping id is a valid label value: AggregatorConfig checks it
+    this.maxEnvelope = maxEnvelope(config, configuration, maxCount);
+    this.room = (long) maxBytes - 1 - maxEnvelope;
+  }
+
+  int maxResults() {
+    return config.limits().maxResults();
+  }
+
+  /** The bytes of results (each result's JSON and a comma) every partition has room for. */
+  long room() {
+    return room;
+  }
+
+  /**
+   * The largest envelope of any partition an aggregator with this configuration can write: that of
+   * a group in the widest namespace, with the longest base name, scoped (when its grouping is) to
+   * the widest subject, with the largest summary. Bounded because every field of it is.
+   */
+  static int maxEnvelope(
+      AggregatorConfig config, Optional<ReportConfiguration> configuration, int maxCount) {
+    int most = 0;
+    for (String namespace : List.of("", EncodedSize.widestNamespace())) {
+      var key = new GroupKey(namespace, "x");
+      Optional<Subject> scope =
+          config.grouping().scopedToSubject()
+              ? Optional.of(EncodedSize.widestSubject(namespace))
+              : Optional.empty();
+      int envelope =
+          EncodedSize.envelopeBound(
+              config.format().kindFor(namespace),
+              namespace,
+              "x".repeat(ReportNames.MAX_BASE_LENGTH),
+              Group.labels(config.grouping().id(), key),
+              scope,
+              configuration,
+              maxCount);
+      most = Math.max(most, envelope);
+    }
+    return most;
+  }
+
+  /** The bytes of results a partition of {@code g} holds when its partitions have {@code scope}. */
+  long resultBytes(Group g, Optional<Subject> scope) {
+    int envelope =
+        EncodedSize.envelopeBound(
+            g.kind, g.key.namespace(), g.baseName, g.labels, scope, configuration, maxCount);
+    return (long) maxBytes - 1 - envelope;
+  }
+
+  /**
+   * Refuses {@code p} if a result of register {@code r}, which {@code p} states, is too large for
+   * any partition to hold. Cheap when the whole register fits, as nearly every one does.
+   *
+   * @throws InvalidReportException naming the result's largest field
+   */
+  void checkFits(PartialReport p, Register r) {
+    if (r.resultsBytes <= room) {
+      return;
+    }
+    List<Subject> subjectOnly = List.of(p.subject());
+    for (int i = 0; i < p.results().size(); i++) {
+      Result x = p.results().get(i);
+      if (!x.coverageKey().equals(r.key) || !config.limits().keeps(x.status())) {
+        continue;
+      }
+      Result normal = MergeRule.aboutSubject(x, subjectOnly);
+      long bytes = EncodedSize.of(normal) + 1L;
+      if (bytes > room) {
+        throw new InvalidReportException(
+            "results[" + i + "]." + EncodedSize.largestField(normal),
+            "makes the result "
+                + (bytes - 1)
+                + " bytes of JSON, more than the "
+                + (room - 1)
+                + " a partition has room for: limits.maxBytes is "
+                + maxBytes
+                + " and a partition's other fields take up to "
+                + (maxEnvelope + 2)
+                + " bytes");
+      }
+    }
+  }
+}
