@@ -14,6 +14,10 @@ import org.jspecify.annotations.Nullable;
  * openreports.io/v1alpha1} and Tally's partial reports writes it. Absent fields are null here and
  * left out of the JSON; {@link ReportCodec} turns this into a validated {@link
  * dev.tally.report.api.Result}.
+ *
+ * <p>{@code status} and {@code data} are the names {@code wgpolicyk8s.io/v1alpha1} gives to {@code
+ * result} and {@code properties}; they are set only on an object of that version, and the codec
+ * reads a v1alpha1 result through them.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
@@ -22,11 +26,13 @@ import org.jspecify.annotations.Nullable;
   "policy",
   "rule",
   "result",
+  "status",
   "severity",
   "category",
   "message",
   "scored",
   "properties",
+  "data",
   "timestamp",
   "resources",
   "resourceSelector"
@@ -43,4 +49,79 @@ public record WireResult(
     @Nullable Map<String, String> properties,
     @Nullable WireTimestamp timestamp,
     @Nullable List<ObjectReference> resources,
-    @Nullable LabelSelector resourceSelector) {}
+    @Nullable LabelSelector resourceSelector,
+    @Nullable String status,
+    @Nullable Map<String, String> data) {
+
+  /** A result in the layout every version but {@code wgpolicyk8s.io/v1alpha1} uses. */
+  public WireResult(
+      @Nullable String source,
+      @Nullable String policy,
+      @Nullable String rule,
+      @Nullable String result,
+      @Nullable String severity,
+      @Nullable String category,
+      @Nullable String message,
+      @Nullable Boolean scored,
+      @Nullable Map<String, String> properties,
+      @Nullable WireTimestamp timestamp,
+      @Nullable List<ObjectReference> resources,
+      @Nullable LabelSelector resourceSelector) {
+    this(
+        source,
+        policy,
+        rule,
+        result,
+        severity,
+        category,
+        message,
+        scored,
+        properties,
+        timestamp,
+        resources,
+        resourceSelector,
+        null,
+        null);
+  }
+
+  /**
+   * This result in the layout of {@code wgpolicyk8s.io/v1alpha1}: {@code result} moved to {@code
+   * status} and {@code properties} to {@code data}.
+   */
+  WireResult toV1alpha1() {
+    return new WireResult(
+        source,
+        policy,
+        rule,
+        null,
+        severity,
+        category,
+        message,
+        scored,
+        null,
+        timestamp,
+        resources,
+        resourceSelector,
+        result,
+        properties);
+  }
+
+  /** The reverse of {@link #toV1alpha1()}: {@code status} and {@code data} read as the others. */
+  WireResult fromV1alpha1() {
+    return new WireResult(
+        source,
+        policy,
+        rule,
+        status,
+        severity,
+        category,
+        message,
+        scored,
+        data,
+        timestamp,
+        resources,
+        resourceSelector,
+        null,
+        null);
+  }
+}

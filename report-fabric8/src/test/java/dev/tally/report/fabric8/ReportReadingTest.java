@@ -1,0 +1,631 @@
+package dev.tally.report.fabric8;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.api.ReportKind;
+import dev.tally.report.api.ReportRef;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.ResultStatus;
+import dev.tally.report.api.Severity;
+import dev.tally.report.api.Summary;
+import dev.tally.report.api.Timestamp;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+
+/**
+ * Reading what other tools publish: kubectl dumps and multi-document files, older API versions,
+ * values the CRDs accept but the model cannot hold, fields the model has no place for, and errors
+ * that say where.
+ */
+class ReportReadingTest {
+  private static final JsonMapper JSON = new JsonMapper();
+  private static final YAMLMapper YAML = new YAMLMapper();
+
+  private static final String POLR =
+      """
+      apiVersion: wgpolicyk8s.io/v1alpha2
+      kind: PolicyReport
+      metadata:
+        name: polr-a
+        namespace: shop
+      results:
+      - policy: require-labels
+        result: fail
+        source: kyverno
+      """;
+
+  private static JsonNode json(Object resource) {
+    return JSON.readTree(Serialization.asJson(resource));
+  }
+
+  // ---------------------------------------------------------------- documents
+
+  @Test
+  void aKubectlListDumpReadsEveryItem() {
+    String dump =
+        """
+        apiVersion: v1
+        kind: List
+        metadata:
+          resourceVersion: ""
+        items:
+        - apiVersion: wgpolicyk8s.io/v1alpha2
+          kind: PolicyReport
+          metadata:
+            name: polr-a
+            namespace: shop
+          results:
+          - policy: require-labels
+            result: fail
+        - apiVersion: wgpolicyk8s.io/v1alpha2
+          kind: ClusterPolicyReport
+          metadata:
+            name: cpolr-b
+          results:
+          - policy: restrict-nodes
+            result: pass
+        """;
+    List<ReadReport> read = ReportCodec.read(dump, "default");
+    assertThat(read)
+        .extracting(r -> r.report().ref())
+        .containsExactly(
+            new ReportRef(ReportKind.POLICY_REPORT, "shop", "polr-a"),
+            new ReportRef(ReportKind.CLUSTER_POLICY_REPORT, "", "cpolr-b"));
+    assertThat(read.get(1).report().results())
+        .singleElement()
+        .satisfies(r -> assertThat(r.status()).isEqualTo(ResultStatus.PASS));
+    assertThat(read).allSatisfy(r -> assertThat(r.warnings()).isEmpty());
+  }
+
+  @Test
+  void theSameDumpAsJsonReadsToo() {
+    String dump =
+        """
+        {
+          "apiVersion": "v1",
+          "kind": "List",
+          "items": [
+            {"apiVersion": "wgpolicyk8s.io/v1alpha2", "kind": "PolicyReport",
+             "metadata": {"name": "polr-a", "namespace": "shop"},
+             "results": [{"policy": "require-labels", "result": "fail"}]},
+            {"apiVersion": "wgpolicyk8s.io/v1alpha2", "kind": "PolicyReport",
+             "metadata": {"name": "polr-b", "namespace": "shop"},
+             "results": [{"policy": "require-labels", "result": "maybe"}]}
+          ]
+        }
+        """;
+    assertThatThrownBy(() -> ReportCodec.read(dump, "default"))
+        .isInstanceOf(ReportReadException.class)
+        .hasMessage(
+            "document 1 (line 10): items[1].results[0].result: unknown status 'maybe', expected"
+                + " one of pass, fail, warn, error, skip");
+    assertThat(ReportCodec.read(dump.replace("maybe", "skip"), "default")).hasSize(2);
+  }
+
+  @Test
+  void aTypedListLendsItsKindToItemsThatOmitIt() {
+    String list =
+        """
+        apiVersion: wgpolicyk8s.io/v1alpha2
+        kind: PolicyReportList
+        items:
+        - metadata:
+            name: polr-a
+          results:
+          - policy: require-labels
+            result: warn
+        """;
+    assertThat(ReportCodec.readDocuments(list, "shop"))
+        .extracting(AggregateReport::ref)
+        .containsExactly(new ReportRef(ReportKind.POLICY_REPORT, "shop", "polr-a"));
+  }
+
+  @Test
+  void separatorsMayCarryComments() {
+    String text =
+        "--- # first report\n"
+            + POLR
+            + "--- # second report\n"
+            + POLR.replace("polr-a", "polr-b")
+            + "---\n# nothing here but a comment\n---   \n"
+            + POLR.replace("polr-a", "polr-c");
+    assertThat(ReportCodec.readDocuments(text, "default"))
+        .extracting(r -> r.ref().name())
+        .containsExactly("polr-a", "polr-b", "polr-c");
+  }
+
+  @Test
+  void aDumpLargerThanSnakeYamlsDefaultLimitReads() {
+    StringBuilder dump = new StringBuilder("apiVersion: v1\nkind: List\nitems:\n");
+    String message = "m".repeat(1000);
+    int items = 0;
+    while (dump.length() < 4 * 1024 * 1024) {
+      dump.append(
+          """
+          - apiVersion: wgpolicyk8s.io/v1alpha2
+            kind: PolicyReport
+            metadata: {name: polr-%d, namespace: shop}
+            results:
+            - {policy: p, result: pass, message: %s}
+          """
+              .formatted(items++, message));
+    }
+    assertThat(ReportCodec.readDocuments(dump.toString(), "default")).hasSize(items);
+  }
+
+  // ---------------------------------------------------------------- versions
+
+  private static final String V1ALPHA1 =
+      """
+      apiVersion: wgpolicyk8s.io/v1alpha1
+      kind: PolicyReport
+      metadata:
+        name: polr-old
+        namespace: shop
+      results:
+      - policy: require-labels
+        rule: check-team
+        status: fail
+        severity: high
+        scored: true
+        data:
+          team: missing
+      summary:
+        fail: 1
+      """;
+
+  @Test
+  void aV1alpha1ReportSaysItsVersionAndIsWrittenBackInIt() {
+    ReadReport read = ReportCodec.read(V1ALPHA1, "default").get(0);
+    assertThat(read.apiVersion()).isEqualTo("wgpolicyk8s.io/v1alpha1");
+    assertThat(read.warnings()).isEmpty();
+    Result result = read.report().results().get(0);
+    assertThat(result.status()).isEqualTo(ResultStatus.FAIL);
+    assertThat(result.severity()).hasValue(Severity.HIGH);
+    assertThat(result.properties()).containsExactly(Map.entry("team", "missing"));
+
+    AggregateResource written = ReportCodec.encode(read);
+    assertThat(written.getApiVersion()).isEqualTo("wgpolicyk8s.io/v1alpha1");
+    JsonNode wire = json(written).get("results").get(0);
+    assertThat(wire.propertyNames())
+        .containsExactlyInAnyOrder("policy", "rule", "status", "severity", "scored", "data");
+    assertThat(wire.get("status").asString()).isEqualTo("fail");
+    assertThat(wire.get("data").get("team").asString()).isEqualTo("missing");
+    // and read again, it is the same report in the same version
+    ReadReport again = ReportCodec.read(Serialization.asYaml(written), "default").get(0);
+    assertThat(again.apiVersion()).isEqualTo("wgpolicyk8s.io/v1alpha1");
+    assertThat(again.report()).isEqualTo(read.report());
+  }
+
+  @Test
+  void onlyConvertChangesTheVersion() {
+    ReadReport read = ReportCodec.read(V1ALPHA1, "default").get(0);
+    ReadReport converted = ReportCodec.convert(read, "wgpolicyk8s.io/v1alpha2");
+    assertThat(converted.report()).isEqualTo(read.report());
+    assertThat(converted.apiVersion()).isEqualTo("wgpolicyk8s.io/v1alpha2");
+    AggregateResource written = ReportCodec.encode(converted);
+    assertThat(written.getApiVersion()).isEqualTo("wgpolicyk8s.io/v1alpha2");
+    JsonNode wire = json(written).get("results").get(0);
+    assertThat(wire.get("result").asString()).isEqualTo("fail");
+    assertThat(wire.get("properties").get("team").asString()).isEqualTo("missing");
+    assertThat(wire.has("status")).isFalse();
+    assertThat(wire.has("data")).isFalse();
+    // the plain encoding of the model is the version Tally writes
+    assertThat(ReportCodec.encode(read.report()).getApiVersion())
+        .isEqualTo("wgpolicyk8s.io/v1alpha2");
+  }
+
+  @Test
+  void convertingToV1alpha1RefusesWhatItCannotHold() {
+    ReadReport read = ReportCodec.read(POLR, "default").get(0);
+    assertThatThrownBy(() -> ReportCodec.convert(read, "wgpolicyk8s.io/v1alpha1"))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessage(
+            "results[0].source: 'kyverno' cannot be written: wgpolicyk8s.io/v1alpha1 has no source");
+    ReadReport critical =
+        ReportCodec.read(POLR.replace("source: kyverno", "severity: critical"), "default").get(0);
+    assertThatThrownBy(() -> ReportCodec.convert(critical, "wgpolicyk8s.io/v1alpha1"))
+        .hasMessage(
+            "results[0].severity: 'critical' is not a severity of wgpolicyk8s.io/v1alpha1 (high,"
+                + " medium, low)");
+    assertThatThrownBy(() -> ReportCodec.convert(read, "openreports.io/v1alpha1"))
+        .hasMessage("apiVersion: 'openreports.io/v1alpha1' has no kind PolicyReport");
+    assertThatThrownBy(() -> ReportCodec.convert(read, "wgpolicyk8s.io/v9"))
+        .hasMessageStartingWith("apiVersion: 'wgpolicyk8s.io/v9' is not a version Tally writes");
+  }
+
+  @Test
+  void aV1alpha1ReportGivenASourceCannotBeWrittenAsV1alpha1() {
+    ReadReport read = ReportCodec.read(V1ALPHA1, "default").get(0);
+    AggregateReport r = read.report();
+    Result withSource = r.results().get(0).toBuilder().source("kyverno").build();
+    ReadReport changed =
+        read.withReport(
+            new AggregateReport(
+                r.ref(),
+                r.labels(),
+                r.scope(),
+                r.owner(),
+                r.configuration(),
+                List.of(withSource),
+                r.summary(),
+                r.contentHash()));
+    assertThatThrownBy(() -> ReportCodec.encode(changed))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessage(
+            "results[0].source: 'kyverno' cannot be written: wgpolicyk8s.io/v1alpha1 has no"
+                + " source");
+    assertThat(
+            ReportCodec.encode(ReportCodec.convert(read, "wgpolicyk8s.io/v1alpha2"))
+                .getApiVersion())
+        .isEqualTo("wgpolicyk8s.io/v1alpha2");
+  }
+
+  @Test
+  void aVersionTallyDoesNotKnowIsRefusedNamingIt() {
+    assertThatThrownBy(() -> ReportCodec.read(POLR.replace("v1alpha2", "v1beta1"), "default"))
+        .isInstanceOf(ReportReadException.class)
+        .hasMessage(
+            "document 1 (line 1): apiVersion: 'wgpolicyk8s.io/v1beta1' is not a version of"
+                + " PolicyReport that Tally reads; it reads wgpolicyk8s.io v1alpha1, v1alpha2");
+  }
+
+  @Test
+  void anOpenreportsReportSaysItsVersion() {
+    ReadReport read =
+        ReportCodec.read(TestResources.sample("openreports-sample-cis-k8s.yaml"), "default").get(0);
+    assertThat(read.apiVersion()).isEqualTo("openreports.io/v1alpha1");
+    assertThat(ReportCodec.encode(read).getApiVersion()).isEqualTo("openreports.io/v1alpha1");
+  }
+
+  // ---------------------------------------------------------------- normalisations
+
+  private static String withTimestamp(long seconds, long nanos) {
+    return POLR + "  timestamp:\n    seconds: " + seconds + "\n    nanos: " + nanos + "\n";
+  }
+
+  @Test
+  void nanosOfASecondOrMoreAreCarriedIntoSecondsWithAWarning() {
+    ReadReport read = ReportCodec.read(withTimestamp(1_700_000_000L, 1_500_000_000L), "x").get(0);
+    assertThat(read.report().results().get(0).timestamp())
+        .hasValue(new Timestamp(1_700_000_001L, 500_000_000));
+    assertThat(read.warnings())
+        .singleElement()
+        .satisfies(
+            w -> {
+              assertThat(w.field()).isEqualTo("results[0].timestamp.nanos");
+              assertThat(w.message())
+                  .isEqualTo(
+                      "1500000000 is outside [0, 999999999]; read as the same instant, seconds"
+                          + " 1700000001 and nanos 500000000 (whole seconds carried)");
+            });
+  }
+
+  @Test
+  void negativeNanosBorrowFromTheSeconds() {
+    ReadReport read = ReportCodec.read(withTimestamp(10, -1), "x").get(0);
+    assertThat(read.report().results().get(0).timestamp()).hasValue(new Timestamp(9, 999_999_999));
+    assertThat(read.warnings())
+        .extracting(CodecWarning::field)
+        .containsExactly("results[0].timestamp.nanos");
+  }
+
+  @Test
+  void secondsOutsideTheModelsRangeAreClampedWithAWarning() {
+    ReadReport before = ReportCodec.read(withTimestamp(0, -1), "x").get(0);
+    assertThat(before.report().results().get(0).timestamp()).hasValue(Timestamp.EPOCH);
+    assertThat(before.warnings())
+        .extracting(CodecWarning::field)
+        .containsExactly("results[0].timestamp.nanos", "results[0].timestamp.seconds");
+    ReadReport after = ReportCodec.read(withTimestamp(Long.MAX_VALUE, 0), "x").get(0);
+    assertThat(after.report().results().get(0).timestamp())
+        .hasValue(new Timestamp(Timestamp.MAX_SECONDS, 999_999_999));
+    assertThat(after.warnings())
+        .extracting(CodecWarning::toString)
+        .containsExactly(
+            "results[0].timestamp.seconds: 9223372036854775807 is after 9999-12-31T23:59:59Z;"
+                + " read as seconds 253402300799 and nanos 999999999");
+  }
+
+  @Test
+  void aNegativeSummaryCountAndAMaxResultsBelowOneReadWithWarnings() {
+    String report =
+        """
+        apiVersion: openreports.io/v1alpha1
+        kind: Report
+        metadata: {name: r, namespace: shop}
+        configuration: {limits: {maxResults: 0}}
+        summary: {pass: -3}
+        """;
+    ReadReport read = ReportCodec.read(report, "x").get(0);
+    assertThat(read.report().summary()).isEqualTo(Summary.EMPTY);
+    assertThat(read.report().configuration())
+        .hasValueSatisfying(c -> assertThat(c.maxResults()).isEqualTo(Integer.MAX_VALUE));
+    assertThat(read.warnings())
+        .extracting(CodecWarning::field)
+        .containsExactly("configuration.limits.maxResults", "summary.pass");
+    // written back as published: the configuration is what was read
+    assertThat(json(ReportCodec.encode(read)).at("/configuration/limits/maxResults").asInt())
+        .isZero();
+  }
+
+  @Test
+  void objectsTallyWroteAreStillDecodedStrictly() {
+    AggregateResource res =
+        ReportCodec.encode(ReportCodec.read(withTimestamp(1, 5), "x").get(0).report());
+    res.getResults()
+        .set(
+            0,
+            new WireResult(
+                "kyverno",
+                "require-labels",
+                null,
+                "fail",
+                null,
+                null,
+                null,
+                null,
+                null,
+                new WireTimestamp(1, 1_500_000_000),
+                null,
+                null));
+    assertThatThrownBy(() -> ReportCodec.decode(res))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessage("results[0].timestamp.nanos: must be in [0, 999999999], was 1500000000");
+    ReadReport lenient = ReportCodec.read(res);
+    assertThat(lenient.warnings())
+        .extracting(CodecWarning::field)
+        .containsExactly("results[0].timestamp.nanos");
+    assertThat(lenient.report().results().get(0).timestamp())
+        .hasValue(new Timestamp(2, 500_000_000));
+  }
+
+  // ---------------------------------------------------------------- fields the model has no place
+  // for
+
+  private static final String DUMP =
+      """
+      apiVersion: openreports.io/v1alpha1
+      kind: Report
+      metadata:
+        name: sample
+        namespace: shop
+        uid: 7d9f1d8e-1111-2222-3333-444455556666
+        resourceVersion: "4711"
+        creationTimestamp: "2024-01-25T11:55:33Z"
+        generation: 3
+        labels:
+          app.kubernetes.io/managed-by: scanner
+        annotations:
+          name: CIS Kubernetes Benchmarks
+          tally.dev/content-hash: sha256-1
+        ownerReferences:
+        - apiVersion: apps/v1
+          kind: Deployment
+          name: web
+          uid: 0b2d730e-cbc3-4eab-8f3b-ad106ea5d559
+          blockOwnerDeletion: true
+        - apiVersion: v1
+          kind: ConfigMap
+          name: settings
+          uid: 9e0c
+      source: kube-bench-adapter
+      scope:
+        apiVersion: apps/v1
+        kind: Deployment
+        name: web
+        namespace: shop
+        resourceVersion: "99"
+      scopeSelector:
+        matchLabels:
+          app: web
+      configuration:
+        limits:
+          statusFilter: [fail]
+      results:
+      - policy: api-server:anonymous-auth
+        result: fail
+        resources:
+        - apiVersion: v1
+          kind: Pod
+          name: web-0
+          namespace: shop
+          fieldPath: spec.containers[0]
+      - policy: api-server:basic-auth-file
+        result: pass
+        source: other-tool
+      """;
+
+  @Test
+  void sourceAnnotationsAndOtherFieldsSurviveARoundTrip() {
+    ReadReport read = ReportCodec.read(DUMP, "default").get(0);
+    assertThat(read.warnings()).isEmpty();
+    assertThat(read.source()).hasValue("kube-bench-adapter");
+    assertThat(read.annotations())
+        .containsEntry("name", "CIS Kubernetes Benchmarks")
+        .containsEntry(ReportCodec.CONTENT_HASH_ANNOTATION, "sha256-1");
+    assertThat(read.report().results())
+        .extracting(Result::source)
+        .containsExactly("kube-bench-adapter", "other-tool");
+
+    AggregateResource written = ReportCodec.encode(read);
+    CarriedFields.assertCarried("DUMP", YAML.readTree(DUMP), json(written), Set.of());
+    ObjectMeta meta = written.getMetadata();
+    assertThat(meta.getAnnotations())
+        .containsExactly(
+            Map.entry("name", "CIS Kubernetes Benchmarks"),
+            Map.entry(ReportCodec.CONTENT_HASH_ANNOTATION, "sha256-1"));
+    assertThat(meta.getUid()).isEqualTo("7d9f1d8e-1111-2222-3333-444455556666");
+    assertThat(meta.getOwnerReferences()).hasSize(2);
+    assertThat(written.getSource()).isEqualTo("kube-bench-adapter");
+    assertThat(written.getScope().getResourceVersion()).isEqualTo("99");
+    assertThat(written.getScopeSelector().getMatchLabels()).containsEntry("app", "web");
+    // the first result had no source of its own, and still has none
+    assertThat(written.getResults().get(0).source()).isNull();
+    assertThat(written.getResults().get(0).resources().get(0).getFieldPath())
+        .isEqualTo("spec.containers[0]");
+    assertThat(ReportCodec.decode(written)).isEqualTo(read.report());
+  }
+
+  @Test
+  void whatTheReportNoLongerHoldsIsWrittenFromTheReport() {
+    ReadReport read = ReportCodec.read(DUMP, "default").get(0);
+    AggregateReport r = read.report();
+    Result changed = r.results().get(0).toBuilder().status(ResultStatus.PASS).build();
+    AggregateReport edited =
+        new AggregateReport(
+            r.ref(),
+            r.labels(),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            List.of(changed, r.results().get(1)),
+            Summary.of(List.of(changed, r.results().get(1))),
+            "sha256-2");
+    AggregateResource written = ReportCodec.encode(read.withReport(edited));
+    assertThat(written.getScope()).isNull();
+    assertThat(written.getConfiguration()).isNull();
+    assertThat(written.getMetadata().getOwnerReferences()).isNullOrEmpty();
+    assertThat(written.getMetadata().getAnnotations())
+        .containsEntry(ReportCodec.CONTENT_HASH_ANNOTATION, "sha256-2")
+        .containsEntry("name", "CIS Kubernetes Benchmarks");
+    // the changed result is the report's; the unchanged one is written as it was read
+    assertThat(written.getResults().get(0).source()).isEqualTo("kube-bench-adapter");
+    assertThat(written.getResults().get(0).resources().get(0).getFieldPath()).isNull();
+    assertThat(written.getResults().get(1).source()).isEqualTo("other-tool");
+    assertThat(ReportCodec.decode(written)).isEqualTo(edited);
+  }
+
+  @Test
+  void fieldsOutsideTheSchemaAreDroppedWithAWarning() {
+    String report =
+        POLR.replace("  source: kyverno\n", "  source: kyverno\n  status: fail\n")
+            + "status:\n  phase: done\n";
+    ReadReport read = ReportCodec.read(report, "default").get(0);
+    assertThat(read.warnings())
+        .extracting(CodecWarning::toString)
+        .containsExactly(
+            "status: is not a field of wgpolicyk8s.io/v1alpha2 PolicyReport; dropped",
+            "results[0].status: is not a field of wgpolicyk8s.io/v1alpha2 PolicyReport (which"
+                + " calls it 'result'); dropped");
+  }
+
+  @Test
+  void aKeyGivenTwiceIsRefusedAsYamlIs() {
+    assertThatThrownBy(
+            () ->
+                ReportCodec.read(
+                    POLR.replace("  result: fail\n", "  result: fail\n  result: pass\n"), "x"))
+        .isInstanceOf(ReportReadException.class)
+        .hasMessage(
+            "document 1 (line 9): results[0].result: not valid YAML: Duplicate Object property"
+                + " \"result\"");
+  }
+
+  @Test
+  void scalarsKeepTheTextTheyWereWrittenAs() {
+    String report =
+        POLR.replace(
+            "  source: kyverno\n",
+            "  source: kyverno\n  properties:\n    version: 1.10\n    enabled: True\n    empty: ''\n");
+    assertThat(ReportCodec.readDocuments(report, "x").get(0).results().get(0).properties())
+        .containsExactly(
+            Map.entry("empty", ""), Map.entry("enabled", "True"), Map.entry("version", "1.10"));
+  }
+
+  // ---------------------------------------------------------------- errors
+
+  @Test
+  void aFieldOfTheWrongTypeNamesTheDocumentLineAndPath() {
+    String second = POLR.replace("polr-a", "polr-b");
+    assertThatThrownBy(
+            () ->
+                ReportCodec.read(
+                    POLR + "---\n" + second.replace("  source: kyverno\n", "  scored: maybe\n"),
+                    "default"))
+        .isInstanceOf(ReportReadException.class)
+        .hasMessage("document 2 (line 19): results[0].scored: is 'maybe', expected true or false")
+        .satisfies(
+            e -> {
+              var r = (ReportReadException) e;
+              assertThat(r.document()).isEqualTo(2);
+              assertThat(r.line()).isEqualTo(19);
+              assertThat(r.field()).isEqualTo("results[0].scored");
+            });
+    assertThatThrownBy(
+            () -> ReportCodec.read(POLR.replaceFirst("results:\n(.|\n)*", "results: abc\n"), "x"))
+        .hasMessage("document 1 (line 6): results: is 'abc', expected a list");
+    assertThatThrownBy(
+            () ->
+                ReportCodec.read(
+                    POLR.replace("  name: polr-a\n", "  name: polr-a\n  labels: [a]\n"), "x"))
+        .hasMessage("document 1 (line 5): metadata.labels: is a list, expected a map");
+    assertThatThrownBy(() -> ReportCodec.read(POLR + "  timestamp: 5\n", "x"))
+        .hasMessage("document 1 (line 10): results[0].timestamp: is '5', expected a map");
+    assertThatThrownBy(
+            () -> ReportCodec.read(POLR + "  timestamp: {seconds: 1, nanos: 3000000000}\n", "x"))
+        .hasMessage(
+            "document 1 (line 10): results[0].timestamp.nanos: is '3000000000', expected an"
+                + " integer in [-2147483648, 2147483647]");
+    assertThatThrownBy(
+            () -> ReportCodec.read(POLR.replace("  name: polr-a\n", "  name: [a]\n"), "x"))
+        .hasMessage("document 1 (line 4): metadata.name: is a list, expected a string");
+  }
+
+  @Test
+  void whatIsNotAReportIsRefusedNamingWhy() {
+    assertThatThrownBy(() -> ReportCodec.read("hello\n", "x"))
+        .isInstanceOf(ReportReadException.class)
+        .hasMessage("document 1 (line 1): is 'hello', not a report object or a List of them");
+    assertThatThrownBy(() -> ReportCodec.read(POLR.replace("kind: PolicyReport\n", ""), "x"))
+        .hasMessage("document 1 (line 1): kind: is required");
+    assertThatThrownBy(() -> ReportCodec.read("apiVersion: v1\nkind: List\nitems: 3\n", "x"))
+        .hasMessage("document 1 (line 3): items: is '3', not a list");
+  }
+
+  @Test
+  void brokenYamlNamesTheDocumentAndLine() {
+    String broken =
+        POLR.replace("polr-a", "polr-b").replace("- policy: require-labels", "- policy: [require");
+    assertThatThrownBy(() -> ReportCodec.read(POLR + "--- # second\n" + broken, "default"))
+        .isInstanceOf(ReportReadException.class)
+        .hasMessage(
+            "document 2 (line 18): results[0].policy[0]: not valid YAML: while parsing a flow"
+                + " sequence: expected ',' or ']', but got :");
+    assertThatThrownBy(() -> ReportCodec.read("{\"apiVersion\": \"v1\",\n \"kind\": }", "x"))
+        .isInstanceOf(ReportReadException.class)
+        .hasMessageStartingWith("document 1 (line 2): kind: not valid JSON: Unexpected character");
+  }
+
+  @Test
+  void anErrorInsideAListItemNamesTheItem() {
+    String dump =
+        """
+        apiVersion: v1
+        kind: List
+        items:
+        - apiVersion: wgpolicyk8s.io/v1alpha2
+          kind: PolicyReport
+          metadata: {name: a, namespace: shop}
+        - apiVersion: reports.kyverno.io/v1
+          kind: EphemeralReport
+          metadata: {name: b, namespace: shop}
+        """;
+    assertThatThrownBy(() -> ReportCodec.read(dump, "x"))
+        .isInstanceOf(ReportReadException.class)
+        .hasMessageStartingWith(
+            "document 1 (line 8): items[1].kind: 'reports.kyverno.io/v1 EphemeralReport' is not a"
+                + " report kind Tally reads");
+  }
+}
