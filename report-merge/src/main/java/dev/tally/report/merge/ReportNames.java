@@ -1,35 +1,78 @@
 package dev.tally.report.merge;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Locale;
 
 /**
- * Deterministic object names: valid DNS-1123 subdomains of at most 253 characters.
+ * Deterministic object names: valid DNS-1123 subdomains of at most 253 characters, and distinct for
+ * distinct groups of a namespace, whatever names a grouping (or a tenant choosing uids under the
+ * per-subject grouping) makes up.
  *
- * <p>A group's base name is {@code tally-<grouping>-<group>} with every character outside {@code
- * [a-z0-9-]} turned into '-'. When that changed anything (so two groups could meet) or the name is
- * too long, a short digest of the original is appended. Partitions other than the first add {@code
- * .<suffix>}; a base name never holds a '.', so a partition name never equals a base name.
+ * <p>A group's base name is {@code tally-<grouping>-<group>} when that is already made of {@code
+ * [a-z0-9-]}, at most {@link #MAX_BASE} characters long, and does not end like a digested name.
+ * Otherwise it is the sanitized name (every other character turned into '-', cut to {@link
+ * #MAX_BASE}) followed by '-' and {@link #DIGEST_CHARS} hex digits of a SHA-256 digest of (grouping
+ * id, group). So a plain name never equals a digested one (only digested ones end in '-' and {@link
+ * #DIGEST_CHARS} hex digits), and two digested names meet only if 128 bits of SHA-256 do: a
+ * collision nobody can construct, which would otherwise make two groups write one object.
+ * Partitions other than the first add {@code .<suffix>}; a base name never holds a '.', so a
+ * partition name never equals a base name.
  */
 final class ReportNames {
-  static final int MAX_BASE = 200;
+  static final int MAX_BASE = 180;
 
-  private static final int DIGEST_CHARS = 10;
+  private static final int DIGEST_CHARS = 32;
 
   /** The longest base name: {@link #MAX_BASE} chars, a '-' and a digest. */
   static final int MAX_BASE_LENGTH = MAX_BASE + 1 + DIGEST_CHARS;
+
+  private static final HexFormat HEX = HexFormat.of();
 
   private ReportNames() {}
 
   static String base(String groupingId, String group) {
     String original = "tally-" + groupingId + "-" + group;
     String clean = sanitize(original);
-    if (clean.equals(original) && clean.length() <= MAX_BASE) {
+    if (clean.equals(original) && clean.length() <= MAX_BASE && !endsLikeADigest(clean)) {
       return clean;
     }
-    String digest = Fingerprint.hex(Fingerprint.of(groupingId, group)).substring(0, DIGEST_CHARS);
     String head = clean.length() > MAX_BASE ? clean.substring(0, MAX_BASE) : clean;
     head = trimDashes(head);
-    return head + "-" + digest;
+    return head + "-" + digest(groupingId, group);
+  }
+
+  private static boolean endsLikeADigest(String name) {
+    int start = name.length() - DIGEST_CHARS;
+    if (start < 1 || name.charAt(start - 1) != '-') {
+      return false;
+    }
+    for (int i = start; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The first {@link #DIGEST_CHARS} hex digits of SHA-256 over the lengths and UTF-8 of both. */
+  private static String digest(String groupingId, String group) {
+    MessageDigest sha;
+    try {
+      sha = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-256", e);
+    }
+    for (String part : new String[] {groupingId, group}) {
+      byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+      sha.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
+      sha.update(bytes);
+    }
+    return HEX.formatHex(sha.digest()).substring(0, DIGEST_CHARS);
   }
 
   static String partition(String base, String suffix) {

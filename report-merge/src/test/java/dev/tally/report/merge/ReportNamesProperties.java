@@ -3,6 +3,15 @@ package dev.tally.report.merge;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.generators.SourceDSL.strings;
 
+import dev.tally.report.api.ChangeSet;
+import dev.tally.report.api.Grouping;
+import dev.tally.report.api.PartialReport;
+import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.ResultStatus;
+import dev.tally.report.api.Subject;
+import dev.tally.report.api.Timestamp;
+import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -42,5 +51,59 @@ class ReportNamesProperties {
                     .isNotEqualTo(ReportNames.base("policy", b));
               }
             });
+  }
+
+  /**
+   * A group named like another group's digested name (its sanitized name, '-' and the digest) gets
+   * a name of its own: a plain name never ends like a digested one.
+   */
+  @Test
+  void aGroupCannotTakeTheNameOfAGroupWhoseNameWasDigested() {
+    String digested = ReportNames.base("subject", "Web-0");
+    String forged = digested.substring("tally-subject-".length());
+    assertThat(ReportNames.base("subject", forged)).isNotEqualTo(digested);
+  }
+
+  /**
+   * Through the public API: a tenant whose subject uid is another subject's report name (less the
+   * prefix) in the same namespace does not make two groups write one object, so the flush, which
+   * refuses two changes for one object, goes through for every namespace.
+   */
+  @Test
+  void aForgedUidDoesNotMakeTwoGroupsWriteOneObject() {
+    ReportAggregator a = ReportAggregator.builder().grouping(Grouping.perSubject()).build();
+    a.apply(partial("UID-Web-0"));
+    String digested = a.flush().creates().get(0).report().ref().name();
+    a.apply(partial(digested.substring("tally-subject-".length())));
+    a.apply(
+        PartialReport.builder()
+            .producer("background")
+            .subject(Subject.of("v1", "Pod", "other", "db", "uid-db"))
+            .results(List.of(fail()))
+            .observedAt(Timestamp.ofSeconds(2))
+            .build());
+
+    ChangeSet next = a.flush();
+
+    assertThat(next.creates()).hasSize(2);
+    assertThat(a.aggregates()).extracting(r -> r.ref().name()).doesNotHaveDuplicates();
+  }
+
+  private static PartialReport partial(String uid) {
+    return PartialReport.builder()
+        .producer("background")
+        .subject(Subject.of("v1", "Pod", "tenant", "web-0", uid))
+        .results(List.of(fail()))
+        .observedAt(Timestamp.ofSeconds(1))
+        .build();
+  }
+
+  private static Result fail() {
+    return Result.builder()
+        .source("kyverno")
+        .policy("p")
+        .rule("r")
+        .status(ResultStatus.FAIL)
+        .build();
   }
 }
