@@ -38,7 +38,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 3, time = 2)
 @Fork(
     value = 1,
-    jvmArgsAppend = {"-Xms6g", "-Xmx6g"})
+    jvmArgsAppend = {BenchHeap.MIN, BenchHeap.MAX, BenchHeap.PRE_TOUCH})
 public class SplitBenchmark {
   static final int MAX_BYTES = 256 * 1024;
 

@@ -37,7 +37,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 3, time = 2)
 @Fork(
     value = 1,
-    jvmArgsAppend = {"-Xms6g", "-Xmx6g"})
+    jvmArgsAppend = {BenchHeap.MIN, BenchHeap.MAX, BenchHeap.PRE_TOUCH})
 public class UpsertBenchmark {
   static final int RING = 1024;
 

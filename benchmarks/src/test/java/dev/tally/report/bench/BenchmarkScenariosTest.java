@@ -25,12 +25,12 @@ class BenchmarkScenariosTest {
     var bench = new FullAggregationBenchmark();
     var workload = new FullAggregationBenchmark.Workload();
     workload.results = 10_000;
+    workload.inputs = "fresh";
     workload.generate();
-    var baselineWorkload = new FullAggregationBenchmark.BaselineWorkload();
-    baselineWorkload.baselineResults = 10_000;
-    baselineWorkload.generate();
+    workload.nextInvocation();
     var tally = bench.tally(workload);
-    var baseline = bench.baseline(baselineWorkload);
+    workload.nextInvocation();
+    var baseline = bench.baseline(workload);
     assertThat(tally.creates()).hasSize(100);
     assertThat(baseline).hasSize(100);
 

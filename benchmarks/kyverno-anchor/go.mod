@@ -1,0 +1,3 @@
+module tally.dev/benchmarks/kyverno-anchor
+
+go 1.21
