@@ -100,7 +100,7 @@ class AggregatorRecoveryTest {
   void whenTheLeaderStopsTheOtherReplicaTakesOverAndConverges() throws Exception {
     var scenario = new Scenario(22, 2, 3);
     KubernetesClient otherClient = MockCluster.client(server);
-    fixture.closeLater(otherClient);
+    fixture.closeLater(MockCluster.closing(otherClient));
     AggregatorController a = controller(client, election("replica-a")).start();
     AggregatorController b = controller(otherClient, election("replica-b")).start();
     Await.until("one replica leads", () -> a.isLeading() || b.isLeading());
