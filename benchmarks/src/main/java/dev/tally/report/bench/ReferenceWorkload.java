@@ -17,10 +17,10 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * The reference workload of shared/DESIGN.md, "Performance budgets": background-scan partial
- * reports of {@link WorkloadShape#resultsPerSubject()} results each, one per subject, with statuses
- * mostly {@code pass} and messages that repeat per rule and status, as Kyverno writes them. Built
- * from a seed: the same shape and seed give equal partial reports.
+ * The reference workload of docs/DESIGN.md, "Performance budgets": background-scan partial reports
+ * of {@link WorkloadShape#resultsPerSubject()} results each, one per subject, with statuses mostly
+ * {@code pass} and messages that repeat per rule and status, as Kyverno writes them. Built from a
+ * seed: the same shape and seed give equal partial reports.
  */
 public final class ReferenceWorkload {
   /** The seed every benchmark uses. */

@@ -10,7 +10,7 @@ import java.util.ServiceLoader;
  * clock (time comes in as arguments), no threads; not thread-safe, so confine it to one thread or
  * guard it.
  *
- * <p>Semantics (shared/DESIGN.md, "Merge semantics"): per (subject uid, source, policy), the
+ * <p>Semantics (docs/DESIGN.md, "Merge semantics"): per (subject uid, source, policy), the
  * evaluation latest in (observedAt, generation, producer) wins, whichever producer made it; a key
  * inside a partial's coverage without results is retracted; a deleted subject stays deleted for
  * everything observed at or before its deletion; the result is independent of the order of events.

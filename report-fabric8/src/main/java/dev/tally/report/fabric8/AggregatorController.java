@@ -9,6 +9,7 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Timestamp;
 import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -123,12 +124,20 @@ public final class AggregatorController implements AutoCloseable {
   /**
    * Starts: at once without leader election, otherwise when this replica wins the Lease.
    *
+   * <p>Before anything runs in the background it makes, once, the first requests the controller
+   * depends on (a GET of the Lease when electing, a LIST of one partial report), with the usual
+   * budget and retries: a server that refuses them (RBAC, a wrong address, an unreachable API
+   * server) makes {@code start} throw with the server's or the network's reason, instead of a
+   * background loop that retries with nothing but log lines to show for it.
+   *
    * @return this controller
+   * @throws RequestFailedException if one of those requests failed for good; nothing was started
    */
   public synchronized AggregatorController start() {
     if (elector != null || leading) {
       return this;
     }
+    checkAccess();
     if (!resyncPeriod.isZero()) {
       executor.scheduleWithFixedDelay(
           this::periodicResync,
@@ -143,6 +152,38 @@ public final class AggregatorController implements AutoCloseable {
     }
     campaign();
     return this;
+  }
+
+  /** The first requests of {@link #start}, made now so that a refusal is the caller's to see. */
+  private void checkAccess() {
+    if (election != null) {
+      String what = "get lease " + election.namespace() + "/" + election.leaseName();
+      try {
+        // absent is fine (the elector creates it); refused is not
+        calls.call(
+            what,
+            () ->
+                client
+                    .leases()
+                    .inNamespace(election.namespace())
+                    .withName(election.leaseName())
+                    .get());
+      } catch (KubernetesClientException e) {
+        throw new RequestFailedException(what, e);
+      }
+    }
+    String what = "list partialreports";
+    try {
+      calls.call(
+          what,
+          () ->
+              client
+                  .resources(PartialReportResource.class)
+                  .inAnyNamespace()
+                  .list(new ListOptionsBuilder().withLimit(1L).build()));
+    } catch (KubernetesClientException e) {
+      throw new RequestFailedException(what, e);
+    }
   }
 
   /**
@@ -180,6 +221,13 @@ public final class AggregatorController implements AutoCloseable {
     elector = running;
     running.whenComplete(
         (ignored, failure) -> {
+          if (failure != null && !closed) {
+            LOG.warn(
+                "leader election for lease {}/{} failed: {}",
+                e.namespace(),
+                e.leaseName(),
+                RequestFailedException.rootCause(failure));
+          }
           if (!closed) {
             LOG.info("{} stands for the lease again", e.identity());
             CompletableFuture.runAsync(
@@ -282,7 +330,9 @@ public final class AggregatorController implements AutoCloseable {
       Thread.currentThread().interrupt();
       return;
     } catch (TimeoutException | RuntimeException e) {
-      LOG.warn("partial report informers did not sync: {}; retrying", e.toString());
+      LOG.warn(
+          "partial report informers did not sync: {}; retrying",
+          RequestFailedException.rootCause(e));
       stepDown();
       if (leading && !closed) {
         schedule(this::becomeLeader, retryPolicy.delay(1, Duration.ZERO, random));
@@ -433,7 +483,7 @@ public final class AggregatorController implements AutoCloseable {
       LOG.info("resync against {} owned aggregates: {} changes", observed.size(), changes.size());
       outcome = writer.write(changes, () -> leading && !closed);
     } catch (KubernetesClientException e) {
-      LOG.warn("resync failed: {}", e.getMessage());
+      LOG.warn("resync failed: {}", RequestFailedException.rootCause(e));
       outcome = new WriteOutcome(0, 0, List.of(), List.of(), List.of(), false);
       resyncNeeded = true;
       scheduleResync();
@@ -505,7 +555,7 @@ public final class AggregatorController implements AutoCloseable {
               "list clusterpartialreports",
               options -> client.resources(ClusterPartialReportResource.class).list(options)));
     } catch (KubernetesClientException e) {
-      LOG.warn("periodic re-list failed: {}", e.getMessage());
+      LOG.warn("periodic re-list failed: {}", RequestFailedException.rootCause(e));
       return;
     }
     Set<String> present = new HashSet<>();

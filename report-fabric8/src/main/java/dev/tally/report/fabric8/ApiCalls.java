@@ -101,8 +101,9 @@ public final class ApiCalls {
   }
 
   static boolean retryable(int code) {
-    // 0: no HTTP response at all (connection refused or reset)
-    return code == 0 || code == 429 || code >= 500;
+    // no HTTP response at all (connection refused, reset or timed out): fabric8 says -1 when it
+    // wraps the I/O error, 0 in a few older paths
+    return code <= 0 || code == 429 || code >= 500;
   }
 
   static Duration retryAfter(KubernetesClientException e) {

@@ -137,8 +137,11 @@ public final class PartialReportPublisher implements AutoCloseable {
 
   /**
    * Queues an evaluation to be written. The future completes when it (or a later evaluation of the
-   * same producer and subject that replaced it) is written, or fails with the reason it could not
-   * be.
+   * same producer and subject that replaced it) is written, or fails with a {@link
+   * RequestFailedException} whose message names the root cause (the server's reason, or the network
+   * error such as "Connection refused") and whose cause is what the client threw. It always
+   * settles: each request has a bounded number of attempts ({@link RetryPolicy}), each bounded by
+   * the client's request timeout.
    *
    * @throws PublisherSaturatedException if {@code maxPending} subjects already wait
    * @throws IllegalStateException if the publisher is closed
@@ -180,7 +183,7 @@ public final class PartialReportPublisher implements AutoCloseable {
           try {
             adoptPending();
           } catch (RuntimeException e) {
-            LOG.warn("adoption pass failed: {}", e.toString());
+            LOG.warn("adoption pass failed: {}", RequestFailedException.rootCause(e));
           }
         },
         period.toNanos(),
@@ -283,8 +286,15 @@ public final class PartialReportPublisher implements AutoCloseable {
       write(p.evaluation());
       p.done().complete(null);
     } catch (RuntimeException e) {
-      LOG.warn("publishing about {} failed: {}", p.evaluation().subject().display(), e.toString());
-      p.done().completeExceptionally(e);
+      var failure =
+          new RequestFailedException(
+              "publishing the partial report of "
+                  + p.evaluation().producer()
+                  + " about "
+                  + p.evaluation().subject().display(),
+              e);
+      LOG.warn("{}", failure.getMessage());
+      p.done().completeExceptionally(failure);
     }
   }
 

@@ -92,7 +92,8 @@ public final class ReportWriter {
           case REFUSED -> refused.add(ref);
         }
       } catch (KubernetesClientException e) {
-        LOG.warn("writing {} failed with {}: {}", ref, e.getCode(), e.getMessage());
+        LOG.warn(
+            "writing {} failed with {}: {}", ref, e.getCode(), RequestFailedException.rootCause(e));
         failed.add(ref);
       }
     }

@@ -190,18 +190,13 @@ class AggregatorFaultsTest {
     fixture.closeLater(proxy);
     // the controller talks through a proxy that can cut its connections; producers do not
     KubernetesClient viaProxy =
-        server.createClient(
-            b ->
-                b.editOrNewConfig()
-                    .withMasterUrl(
-                        client
-                            .getConfiguration()
-                            .getMasterUrl()
-                            .replace(":" + server.getPort(), ":" + proxy.port()))
-                    .withRequestRetryBackoffLimit(0)
-                    .withRequestTimeout(MockCluster.REQUEST_TIMEOUT_MILLIS)
-                    .endConfig());
-    fixture.closeLater(viaProxy);
+        MockCluster.client(
+            server,
+            client
+                .getConfiguration()
+                .getMasterUrl()
+                .replace(":" + server.getPort(), ":" + proxy.port()));
+    fixture.closeLater(MockCluster.closing(viaProxy));
     var scenario = new Scenario(15, 2, 3);
     // the periodic re-list is what repairs an informer that missed a deletion
     start(viaProxy, Duration.ofMillis(300));

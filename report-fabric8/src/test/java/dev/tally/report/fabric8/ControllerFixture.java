@@ -12,7 +12,8 @@ import java.util.function.Supplier;
 /**
  * What the controller tests share: a client of the mock API server, a publisher for the producers,
  * controllers configured to retry fast and never really sleep, and everything to close after the
- * test, closed in reverse order of creation.
+ * test, closed in reverse order of creation: controllers and publishers before the clients they
+ * use, every client (with {@link MockCluster#close}) before the mock server stops.
  */
 final class ControllerFixture implements AutoCloseable {
   /** The retries of the controllers: 4 attempts, 10 ms doubling up to 50 ms. */
@@ -67,6 +68,6 @@ final class ControllerFixture implements AutoCloseable {
     for (int i = closeables.size() - 1; i >= 0; i--) {
       closeables.get(i).close();
     }
-    client.close();
+    MockCluster.close(client);
   }
 }

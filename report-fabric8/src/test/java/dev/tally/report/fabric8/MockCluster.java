@@ -2,28 +2,124 @@ package dev.tally.report.fabric8;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.vertx5.Vertx5HttpClientFactory;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
-/** Helpers around the mock API server: clients, pods, request counts. */
+/**
+ * Helpers around the mock API server: clients, pods, request counts.
+ *
+ * <p>Every client made here runs on a Vert.x instance of its own, and {@link #close} waits until
+ * that instance has shut down. fabric8's {@code client.close()} only starts closing its connections
+ * and its event loops; a connection still open when the mock server stops (or when the loops have
+ * ended) is then closed on a terminated event loop, and netty logs an ERROR with a stack trace
+ * ("Failed to submit a listener notification task. Event loop shut down?"). So tests close
+ * controllers, informers and publishers first, then their clients with {@link #close}, and only
+ * then does the mock server stop (the JUnit extension stops it after {@code @AfterEach}).
+ */
 public final class MockCluster {
+  private static final Map<KubernetesClient, Vertx> VERTX = new ConcurrentHashMap<>();
+
   private MockCluster() {}
 
   /**
    * A client without fabric8's own retries, so that Tally's budget and backoff are what is tested,
-   * and with a generous request timeout: a bound for a busy build machine, not a wait.
+   * and with a generous request timeout: a bound for a busy build machine, not a wait. Close it
+   * with {@link #close}.
    */
   public static KubernetesClient client(KubernetesMockServer server) {
-    return server.createClient(
-        b ->
-            b.editOrNewConfig()
-                .withRequestRetryBackoffLimit(0)
-                .withRequestTimeout(REQUEST_TIMEOUT_MILLIS)
-                .endConfig());
+    return client(server, null);
+  }
+
+  /** The same, talking to {@code masterUrl} (a proxy in front of the server) when it is set. */
+  public static KubernetesClient client(KubernetesMockServer server, String masterUrl) {
+    Vertx vertx = newVertx();
+    KubernetesClient client =
+        server.createClient(
+            b -> {
+              b.withHttpClientFactory(new Vertx5HttpClientFactory(vertx));
+              var config =
+                  b.editOrNewConfig()
+                      .withRequestRetryBackoffLimit(0)
+                      .withRequestTimeout(REQUEST_TIMEOUT_MILLIS);
+              if (masterUrl != null) {
+                config.withMasterUrl(masterUrl);
+              }
+              config.endConfig();
+            });
+    VERTX.put(client, vertx);
+    return client;
+  }
+
+  /**
+   * A client of an address where nothing listens: every request fails with "connection refused".
+   * Close it with {@link #close}.
+   */
+  public static KubernetesClient refusingClient() {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Vertx vertx = newVertx();
+    KubernetesClient client =
+        new KubernetesClientBuilder()
+            .withHttpClientFactory(new Vertx5HttpClientFactory(vertx))
+            .withConfig(
+                new ConfigBuilder()
+                    .withMasterUrl("http://127.0.0.1:" + port)
+                    .withRequestRetryBackoffLimit(0)
+                    .withRequestTimeout(REQUEST_TIMEOUT_MILLIS)
+                    .build())
+            .build();
+    VERTX.put(client, vertx);
+    return client;
+  }
+
+  /** One event loop is plenty for a test client. */
+  private static Vertx newVertx() {
+    return Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
+  }
+
+  /**
+   * Closes a client made here and waits, boundedly, until its connections and event loops are gone.
+   */
+  public static void close(KubernetesClient client) {
+    Vertx vertx = VERTX.remove(client);
+    if (vertx != null) {
+      // Vert.x first: its close hooks close the HTTP and WebSocket clients and wait for their
+      // connections before the event loops end. fabric8's close() would start closing them and
+      // return, and the loops could then end under connections still closing.
+      try {
+        vertx.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException e) {
+        throw new IllegalStateException("the client's Vert.x instance did not shut down", e);
+      }
+    }
+    client.close();
+  }
+
+  /** {@link #close} as an {@link AutoCloseable}, for fixtures that close in reverse order. */
+  public static AutoCloseable closing(KubernetesClient client) {
+    return () -> close(client);
   }
 
   /** fabric8's default is 10 s; a loaded 2-core CI machine has been seen to need more. */

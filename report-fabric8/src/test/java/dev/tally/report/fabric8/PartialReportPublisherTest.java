@@ -42,7 +42,7 @@ class PartialReportPublisherTest {
     if (publisher != null) {
       publisher.close();
     }
-    client.close();
+    MockCluster.close(client);
   }
 
   private PartialReportPublisher.Builder publisherBuilder() {

@@ -46,7 +46,7 @@ class ReportWriterTest {
 
   @AfterEach
   void tearDown() {
-    client.close();
+    MockCluster.close(client);
   }
 
   private ReportWriter writer(boolean serverSideApply) {

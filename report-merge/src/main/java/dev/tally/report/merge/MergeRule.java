@@ -14,7 +14,7 @@ import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The merge rule of shared/DESIGN.md in one place, used by both the aggregator and {@link
+ * The merge rule of docs/DESIGN.md in one place, used by both the aggregator and {@link
  * ReportState}: which register content wins, what a tombstone hides, and how a partial report's
  * results become the content of its registers.
  */

@@ -19,10 +19,14 @@ import java.util.function.Consumer;
  * <p>Every result has a 128-bit path: the digest of its register (uid, source, policy), then the
  * digest of the result itself. The partitions are the leaves of the binary trie over those paths in
  * which a node is a leaf exactly when everything under it fits the limits. That is a function of
- * the group's content alone (any history gives the same partitions), results of one register stay
- * together unless the register alone is too big, and adding or removing one result changes only the
- * leaf it lands in, or splits that leaf in two, or merges two leaves into one: at most two
- * partitions' contents change (when the byte limit binds, a split can yield more pieces).
+ * the group's content alone (any history gives the same partitions), and results of one register
+ * stay together unless the register alone is too big. Adding or removing one result changes only
+ * nodes on its path: the leaf it lands in changes, or is replaced by the leaves below it, or the
+ * leaves under its highest ancestor that now fits are replaced by that one. When only the result
+ * limit splits, that is one leaf into two or two into one, so a flush writes at most three objects
+ * (a split whose halves both get new names is a Delete and two Creates); when the byte limit
+ * splits, a leaf can split several levels down. docs/DESIGN.md ("Output rules") states it exactly
+ * and SplitBoundProperties checks it.
  *
  * <p>Totals are kept at every node, so add and remove cost O(depth + leaf change), not a rebuild.
  */

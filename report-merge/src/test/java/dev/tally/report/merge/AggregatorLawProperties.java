@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The laws of shared/DESIGN.md, "Merge semantics", checked on the aggregator itself. */
+/** The laws of docs/DESIGN.md, "Merge semantics", checked on the aggregator itself. */
 class AggregatorLawProperties {
 
   @Test

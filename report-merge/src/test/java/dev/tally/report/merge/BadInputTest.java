@@ -23,7 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Each bad input of shared/DESIGN.md is refused with the field and the reason, and changes nothing.
+ * Each bad input of docs/DESIGN.md is refused with the field and the reason, and changes nothing.
  */
 class BadInputTest {
   private static final Subject POD = Subject.of("v1", "Pod", "team-a", "web-0", "uid-web-0");

@@ -30,9 +30,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/**
- * The output rules of shared/DESIGN.md: canonical form, limits, stable splitting, no-op flushes.
- */
+/** The output rules of docs/DESIGN.md: canonical form, limits, stable splitting, no-op flushes. */
 class OutputProperties {
   private static final Pattern DNS_SUBDOMAIN =
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");

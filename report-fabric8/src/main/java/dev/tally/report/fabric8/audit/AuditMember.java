@@ -4,6 +4,7 @@ import dev.tally.report.api.CoverageKey;
 import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.ApiCalls;
 import dev.tally.report.fabric8.PartialReportPublisher;
+import dev.tally.report.fabric8.RequestFailedException;
 import dev.tally.report.fabric8.RetryPolicy;
 import dev.tally.report.fabric8.Sleeper;
 import dev.tally.report.fabric8.TallyMetrics;
@@ -340,7 +341,8 @@ public final class AuditMember implements AutoCloseable {
                 try {
                   tick();
                 } catch (RuntimeException e) {
-                  LOG.warn("audit step of {} failed: {}", member, e.toString());
+                  LOG.warn(
+                      "audit step of {} failed: {}", member, RequestFailedException.rootCause(e));
                 }
               },
               0,

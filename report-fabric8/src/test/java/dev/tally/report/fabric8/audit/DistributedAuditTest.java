@@ -49,7 +49,7 @@ class DistributedAuditTest {
   @AfterEach
   void tearDown() {
     publishers.forEach(PartialReportPublisher::close);
-    client.close();
+    MockCluster.close(client);
   }
 
   private AuditMember member(String group, String id, AuditEvaluator evaluator) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.ApiCalls;
+import dev.tally.report.fabric8.MockCluster;
 import dev.tally.report.fabric8.RetryPolicy;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.VirtualTime;
@@ -13,6 +14,8 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 @EnableKubernetesMockClient(crud = true)
@@ -22,6 +25,16 @@ class LeaseMembershipTest {
   KubernetesMockServer server;
   KubernetesClient client;
   private final VirtualTime time = new VirtualTime(Instant.parse("2026-03-01T10:00:00Z"));
+
+  @BeforeEach
+  void setUp() {
+    client = MockCluster.client(server);
+  }
+
+  @AfterEach
+  void tearDown() {
+    MockCluster.close(client);
+  }
 
   private LeaseMembership member(String id) {
     var calls =

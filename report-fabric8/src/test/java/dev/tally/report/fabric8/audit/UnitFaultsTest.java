@@ -79,7 +79,7 @@ class UnitFaultsTest {
   @AfterEach
   void tearDown() {
     publisher.close();
-    client.close();
+    MockCluster.close(client);
   }
 
   private void runToCompletion() {
