@@ -136,28 +136,36 @@ func supervise(args []string) int {
 
 	started := make(chan error, 1)
 	go func() { started <- env.start(ctx) }()
-	select {
-	case err := <-started:
-		if err != nil {
-			logf("start failed: %v (logs in %s)", err, dir)
-			env.dumpLogTails()
-			return 1
-		}
-	case why := <-stop:
-		logf("stopping before ready: %s", why)
-		cancel()
-		<-started
-		return 0
-	}
-
-	fmt.Printf("READY kubeconfig=%s audit=%s server=%s\n", env.kubeconfigPath, env.auditPath, env.serverURL)
-
 	var out sync.Mutex
 	reply := func(format string, args ...any) {
 		out.Lock()
 		defer out.Unlock()
 		fmt.Printf(format+"\n", args...)
 	}
+starting:
+	for {
+		select {
+		case err := <-started:
+			if err != nil {
+				logf("start failed: %v", err)
+				env.dumpLogTails()
+				return 1
+			}
+			break starting
+		case line := <-lines:
+			if strings.TrimSpace(line) != "" {
+				reply("error not ready")
+			}
+		case why := <-stop:
+			logf("stopping before ready: %s", why)
+			cancel()
+			<-started
+			return 0
+		}
+	}
+
+	reply("READY kubeconfig=%s audit=%s server=%s", env.kubeconfigPath, env.auditPath, env.serverURL)
+	exited := env.exited()
 	for {
 		select {
 		case line := <-lines:
@@ -165,8 +173,8 @@ func supervise(args []string) int {
 		case why := <-stop:
 			logf("stopping: %s", why)
 			return 0
-		case err := <-env.exited:
-			logf("a component stopped on its own: %v (logs in %s)", err, dir)
+		case err := <-exited:
+			logf("a component stopped on its own: %v", err)
 			env.dumpLogTails()
 			return 1
 		}

@@ -74,7 +74,6 @@ type testenv struct {
 	mu       sync.Mutex
 	stopping bool
 	children []*child
-	exited   chan error
 }
 
 func (e *testenv) path(name string) string { return filepath.Join(e.dir, name) }
@@ -91,7 +90,6 @@ func freePort() (int, error) {
 }
 
 func (e *testenv) start(ctx context.Context) error {
-	e.exited = make(chan error, 4)
 	ctx, cancel := context.WithTimeout(ctx, e.opts.readyTimeout)
 	defer cancel()
 	began := time.Now()
@@ -260,7 +258,9 @@ func (e *testenv) startAPIServer(ctx context.Context) error {
 			log, _ := os.ReadFile(e.path("apiserver.log"))
 			if attempt < 2 && strings.Contains(string(log), "address already in use") {
 				logf("port %d was taken, trying another", port)
+				e.mu.Lock()
 				e.children = e.children[:len(e.children)-1]
+				e.mu.Unlock()
 				continue
 			}
 		default:
@@ -358,14 +358,23 @@ func (e *testenv) startChild(role string, args []string) error {
 		c.err = cmd.Wait()
 		log.Close()
 		close(c.done)
-		e.mu.Lock()
-		stopping := e.stopping
-		e.mu.Unlock()
-		if !stopping {
-			e.exited <- fmt.Errorf("%s exited: %v", role, c.err)
-		}
 	}()
 	return nil
+}
+
+// exited reports the first of the running components to stop.
+func (e *testenv) exited() <-chan error {
+	e.mu.Lock()
+	children := append([]*child(nil), e.children...)
+	e.mu.Unlock()
+	first := make(chan error, len(children))
+	for _, c := range children {
+		go func() {
+			<-c.done
+			first <- fmt.Errorf("%s exited: %v", c.name, c.err)
+		}()
+	}
+	return first
 }
 
 // teardown stops the children (newest first), then etcd, and removes the directory.
@@ -405,18 +414,25 @@ func (e *testenv) teardown() {
 }
 
 // compact compacts etcd so that every resourceVersion and continue token handed out so far is
-// expired. It writes the compacted revision to compact_rev_key, the key through which
-// kube-apiserver's own compactor records compactions (the put itself moves the revision past
-// every earlier one), then compacts at that put's revision. kube-apiserver watches the key, so its
+// expired: LISTs and continues at them, and watches from them, get 410. It writes the compacted
+// revision to compact_rev_key, the key through which kube-apiserver's own compactor records
+// compactions (the puts move the revision past every earlier one), then compacts at the last
+// put's revision. kube-apiserver watches the key, so its
 // watch cache also drops what is older (it looks every 15 s), as after its own compactions.
 func (e *testenv) compact(ctx context.Context) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	// A watch from resourceVersion v reads from v+1, so compacting at the newest revision + 1 would
+	// leave a watch from the newest resourceVersion valid: move the revision twice.
 	current, err := e.etcdClient.Get(ctx, compactRevKey)
 	if err != nil {
 		return 0, err
 	}
-	rev := current.Header.Revision + 1 // the revision of the put below, if nothing else writes first
+	bump, err := e.etcdClient.Put(ctx, compactRevKey, strconv.FormatInt(current.Header.Revision+2, 10))
+	if err != nil {
+		return 0, err
+	}
+	rev := bump.Header.Revision + 1 // the revision of the put below, if nothing else writes first
 	for {
 		resp, err := e.etcdClient.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(compactRevKey), "<", rev)).
