@@ -36,7 +36,7 @@ elif [[ ! -f $jar ]]; then
   echo "run-anchors: $jar is missing; build it first: ./mvnw -B -q -DskipTests package" >&2
   exit 1
 elif ! command -v go > /dev/null; then
-  echo "run-anchors: no Go toolchain on the PATH (https://go.dev/dl/, 1.21 or later)" >&2
+  echo "run-anchors: no Go toolchain on the PATH (Go 1.21 or later is needed)" >&2
   exit 1
 fi
 for size in $SIZES; do

@@ -1,0 +1,377 @@
+package dev.tally.report.fabric8;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.Change;
+import dev.tally.report.api.Grouping;
+import dev.tally.report.api.PartialReport;
+import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.ReportFormat;
+import dev.tally.report.api.ReportLimits;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.ResultStatus;
+import dev.tally.report.api.Subject;
+import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.testenv.RealKubernetes;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The adapter against a real kube-apiserver (kube-testenv): schema validation by the server itself,
+ * and garbage collection of partial reports by the real garbage collector. Skipped loudly without
+ * Go; required under CI.
+ */
+@ExtendWith(RealKubernetes.class)
+class RealServerTest {
+  private static final List<String> OFFICIAL_CRDS =
+      List.of(
+          "wgpolicyk8s.io_policyreports.v1alpha2.yaml",
+          "wgpolicyk8s.io_clusterpolicyreports.v1alpha2.yaml",
+          "openreports.io_reports.v1alpha1.yaml",
+          "openreports.io_clusterreports.v1alpha1.yaml");
+
+  /** Creates (once per control plane) the official CRDs and Tally's, and waits until served. */
+  static synchronized void installCrds(KubernetesClient admin) {
+    List<CustomResourceDefinition> crds = new ArrayList<>(TallyResources.crds());
+    for (String file : OFFICIAL_CRDS) {
+      crds.add(Serialization.unmarshal(TestResources.crd(file), CustomResourceDefinition.class));
+    }
+    for (CustomResourceDefinition crd : crds) {
+      admin.resource(crd).createOr(existing -> existing.update());
+    }
+    for (CustomResourceDefinition crd : crds) {
+      Await.until(
+          crd.getMetadata().getName() + " is established",
+          () -> {
+            var served =
+                admin
+                    .apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .withName(crd.getMetadata().getName())
+                    .get();
+            return served != null
+                && served.getStatus() != null
+                && served.getStatus().getConditions().stream()
+                    .anyMatch(
+                        c -> c.getType().equals("Established") && c.getStatus().equals("True"));
+          },
+          Duration.ofSeconds(60));
+    }
+    // Established is not yet servable: until its watch cache is initialized the server answers
+    // 429 "storage is (re)initializing" (the mock server never does)
+    Await.until(
+        "the report kinds are served",
+        () -> {
+          try {
+            admin.resources(PolicyReportResource.class).inAnyNamespace().list();
+            admin.resources(PartialReportResource.class).inAnyNamespace().list();
+            return true;
+          } catch (KubernetesClientException e) {
+            return false;
+          }
+        },
+        Duration.ofSeconds(60));
+  }
+
+  @Test
+  void everythingTallyWritesIsAcceptedByTheServersSchemaValidationInBothFormats(
+      RealKubernetes.Cluster cluster) {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    for (ReportFormat format : ReportFormat.values()) {
+      ReportAggregator aggregator =
+          ReportAggregator.builder()
+              .format(format)
+              .grouping(Grouping.perNamespace())
+              // small partitions, close to their byte limit
+              .limits(ReportLimits.defaults().withMaxBytes(ReportLimits.MIN_MAX_BYTES))
+              .build();
+      for (int i = 0; i < 40; i++) {
+        aggregator.apply(partial(cluster.namespace(), i));
+        aggregator.apply(partial("", i)); // cluster-scoped subjects: the cluster kinds
+      }
+      List<Change> changes = aggregator.flush().changes();
+      assertThat(changes).hasSizeGreaterThan(2);
+      for (Change change : changes) {
+        AggregateReport report = ((Change.Create) change).report();
+        HasMetadata written = admin.resource(ReportCodec.encode(report)).create();
+        assertThat(written.getMetadata().getResourceVersion()).isNotBlank();
+      }
+      for (Change change : changes) {
+        AggregateReport report = ((Change.Create) change).report();
+        admin.resource(ReportCodec.encode(report)).delete();
+      }
+    }
+  }
+
+  @Test
+  void theServerRefusesWhatItsSchemaDoesNotAllow(RealKubernetes.Cluster cluster) {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    GenericKubernetesResource bad =
+        Serialization.unmarshal(
+            "apiVersion: wgpolicyk8s.io/v1alpha2\n"
+                + "kind: PolicyReport\n"
+                + "metadata:\n"
+                + "  name: not-a-status\n"
+                + "  namespace: "
+                + cluster.namespace()
+                + "\n"
+                + "results:\n"
+                + "- policy: p\n"
+                + "  result: maybe\n",
+            GenericKubernetesResource.class);
+
+    var e =
+        catchThrowableOfType(() -> admin.resource(bad).create(), KubernetesClientException.class);
+
+    assertThat(e.getCode()).isEqualTo(422);
+    assertThat(e.getMessage()).contains("result");
+  }
+
+  /**
+   * Deleting a Pod: the real garbage collector removes its partial reports through their
+   * ownerReferences, and the aggregator retracts their results (the aggregate goes away with the
+   * last of them).
+   */
+  @Test
+  void deletingAPodGarbageCollectsItsPartialReportsAndTheAggregatorRetractsThem(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    String ns = cluster.namespace();
+    Pod pod = MockCluster.pod(admin, ns, "web-0");
+    Subject subject = Subject.of("v1", "Pod", ns, "web-0", pod.getMetadata().getUid());
+    try (PartialReportPublisher publisher = PartialReportPublisher.builder(admin).build();
+        AggregatorController controller =
+            AggregatorController.builder(admin)
+                .aggregator(() -> ReportAggregator.builder().build())
+                .flushWindow(Duration.ofMillis(100))
+                .build()
+                .start()) {
+      publisher
+          .publish(
+              PartialReport.builder()
+                  .producer("background")
+                  .subject(subject)
+                  .results(List.of(fail("require-labels")))
+                  .observedAt(Timestamp.ofSeconds(1_700_000_000))
+                  .build())
+          .get(120, java.util.concurrent.TimeUnit.SECONDS);
+      Await.until("the aggregate holds the pod's failure", () -> results(admin, ns) == 1);
+
+      admin.pods().inNamespace(ns).withName("web-0").delete();
+
+      Await.until(
+          "the garbage collector removes the pod's partial report",
+          () ->
+              admin
+                  .resources(PartialReportResource.class)
+                  .inNamespace(ns)
+                  .list()
+                  .getItems()
+                  .isEmpty());
+      Await.until("the aggregate is gone with the pod's results", () -> results(admin, ns) == 0);
+      assertThat(controller.isLeading()).isTrue();
+    }
+  }
+
+  /**
+   * RBAC: the aggregator and a producer run as service accounts bound only to the ClusterRoles
+   * Tally ships; both do their work, and the producer is refused when it writes an aggregate.
+   */
+  @Test
+  void theShippedClusterRolesSufficeAndAProducerCannotWriteAnAggregate(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    for (HasMetadata role :
+        admin
+            .load(
+                new java.io.ByteArrayInputStream(
+                    TallyResources.rbacYaml().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+            .items()) {
+      admin.resource(role).createOr(existing -> existing.update());
+    }
+    String ns = cluster.namespace();
+    KubernetesClient producer = cluster.serviceAccount("producer", "tally-producer");
+    KubernetesClient aggregatorAccount = cluster.serviceAccount("aggregator", "tally-aggregator");
+    Pod pod = MockCluster.pod(admin, ns, "api-0");
+    Subject subject = Subject.of("v1", "Pod", ns, "api-0", pod.getMetadata().getUid());
+    try (PartialReportPublisher publisher = PartialReportPublisher.builder(producer).build();
+        AggregatorController controller =
+            AggregatorController.builder(aggregatorAccount)
+                .aggregator(() -> ReportAggregator.builder().build())
+                .flushWindow(Duration.ofMillis(100))
+                .build()
+                .start()) {
+      publisher
+          .publish(
+              PartialReport.builder()
+                  .producer("admission")
+                  .subject(subject)
+                  .results(List.of(fail("disallow-latest")))
+                  .observedAt(Timestamp.ofSeconds(1_700_000_000))
+                  .build())
+          .get(120, java.util.concurrent.TimeUnit.SECONDS);
+      Await.until("the aggregator, as its service account, writes", () -> results(admin, ns) == 1);
+      assertThat(controller.isLeading()).isTrue();
+
+      AggregateReport forged =
+          ReportCodec.decode(
+              admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems().get(0));
+      var e =
+          catchThrowableOfType(
+              () ->
+                  producer
+                      .resource(
+                          ReportCodec.encode(
+                              new AggregateReport(
+                                  new dev.tally.report.api.ReportRef(
+                                      forged.ref().kind(), ns, "forged"),
+                                  forged.labels(),
+                                  forged.scope(),
+                                  forged.owner(),
+                                  forged.configuration(),
+                                  forged.results(),
+                                  forged.summary(),
+                                  forged.contentHash())))
+                      .create(),
+              KubernetesClientException.class);
+      assertThat(e.getCode()).isEqualTo(403);
+    }
+  }
+
+  /**
+   * Paged LISTs with the server's real {@code limit} and {@code continue}; a continue token that
+   * expires because etcd was compacted gives a real 410, and Tally's paged LIST starts over and
+   * returns every object once.
+   */
+  @Test
+  void anExpiredContinueTokenIsARealGoneAndThePagedListStartsOver(RealKubernetes.Cluster cluster) {
+    KubernetesClient admin = cluster.admin();
+    String ns = cluster.namespace();
+    for (int i = 0; i < 12; i++) {
+      admin
+          .configMaps()
+          .inNamespace(ns)
+          .resource(
+              new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                  .withNewMetadata()
+                  .withName("cm-" + i)
+                  .endMetadata()
+                  .build())
+          .create();
+    }
+    ApiCalls calls =
+        new ApiCalls(
+            ApiBudget.of(1000, 1000),
+            RetryPolicy.defaults(),
+            new java.util.Random(1),
+            new RecordingSleeper(),
+            TallyMetrics.NONE);
+    java.util.concurrent.atomic.AtomicInteger pages =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger gone =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    var all =
+        PagedList.all(
+            calls,
+            "configmaps",
+            options -> {
+              options.setLimit(5L); // real pages of 5
+              if (pages.incrementAndGet() == 2) {
+                cluster.env().compactEtcd(); // the first page's continue token expires
+                // the API server learns of a compaction from etcd within about 15 s (the mock
+                // server knows no continue tokens at all): wait until it refuses this token
+                Await.until(
+                    "the API server sees the compaction",
+                    () -> {
+                      try {
+                        admin.configMaps().inNamespace(ns).list(options);
+                        return false;
+                      } catch (KubernetesClientException e) {
+                        return e.getCode() == 410;
+                      }
+                    },
+                    Duration.ofSeconds(60));
+              }
+              try {
+                return admin.configMaps().inNamespace(ns).list(options);
+              } catch (KubernetesClientException e) {
+                if (e.getCode() == 410) {
+                  gone.incrementAndGet();
+                }
+                throw e;
+              }
+            });
+
+    assertThat(gone.get()).as("the server answered 410 Gone").isEqualTo(1);
+    // a real namespace also holds kube-root-ca.crt, published by the controller manager
+    assertThat(all)
+        .extracting(c -> c.getMetadata().getName())
+        .doesNotHaveDuplicates()
+        .filteredOn(n -> n.startsWith("cm-"))
+        .hasSize(12);
+    assertThat(pages.get()).isEqualTo(2 + 3); // the failed second page, then 3 pages from the start
+  }
+
+  /** Results of Tally's PolicyReports in {@code ns}. */
+  private static int results(KubernetesClient admin, String ns) {
+    return admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems().stream()
+        .mapToInt(r -> ReportCodec.decode(r).results().size())
+        .sum();
+  }
+
+  private static PartialReport partial(String namespace, int i) {
+    Subject subject =
+        namespace.isEmpty()
+            ? Subject.of("v1", "Namespace", "", "ns-" + i, "uid-ns-" + i)
+            : Subject.of("v1", "Pod", namespace, "pod-" + i, "uid-pod-" + namespace + "-" + i);
+    List<Result> results = new ArrayList<>();
+    for (int p = 0; p < 8; p++) {
+      results.add(
+          Result.builder()
+              .source("kyverno")
+              .policy("policy-" + p)
+              .rule("rule")
+              .status(ResultStatus.values()[(i + p) % ResultStatus.values().length])
+              .message("message € \u0001 \"quoted\" " + "x".repeat(120))
+              .properties(java.util.Map.of("index", Integer.toString(i)))
+              .timestamp(Timestamp.ofSeconds(1_700_000_000))
+              .build());
+    }
+    return PartialReport.builder()
+        .producer("background")
+        .subject(subject)
+        .results(results)
+        .observedAt(Timestamp.ofSeconds(1_700_000_000 + i))
+        .coverage(Set.of())
+        .build();
+  }
+
+  private static Result fail(String policy) {
+    return Result.builder()
+        .source("kyverno")
+        .policy(policy)
+        .rule("check")
+        .status(ResultStatus.FAIL)
+        .message("label 'team' is required")
+        .build();
+  }
+}
