@@ -157,21 +157,8 @@ class RealServerTest {
     Pod pod = MockCluster.pod(admin, ns, "web-0");
     Subject subject = Subject.of("v1", "Pod", ns, "web-0", pod.getMetadata().getUid());
     try (PartialReportPublisher publisher = PartialReportPublisher.builder(admin).build();
-        AggregatorController controller =
-            AggregatorController.builder(admin)
-                .aggregator(() -> ReportAggregator.builder().build())
-                .flushWindow(Duration.ofMillis(100))
-                .build()
-                .start()) {
-      publisher
-          .publish(
-              PartialReport.builder()
-                  .producer("background")
-                  .subject(subject)
-                  .results(List.of(fail("require-labels")))
-                  .observedAt(Timestamp.ofSeconds(1_700_000_000))
-                  .build())
-          .get(120, java.util.concurrent.TimeUnit.SECONDS);
+        AggregatorController controller = startedController(admin)) {
+      publishFailure(publisher, "background", subject, "require-labels");
       Await.until("the aggregate holds the pod's failure", () -> results(admin, ns) == 1);
 
       admin.pods().inNamespace(ns).withName("web-0").delete();
@@ -213,21 +200,8 @@ class RealServerTest {
     Pod pod = MockCluster.pod(admin, ns, "api-0");
     Subject subject = Subject.of("v1", "Pod", ns, "api-0", pod.getMetadata().getUid());
     try (PartialReportPublisher publisher = PartialReportPublisher.builder(producer).build();
-        AggregatorController controller =
-            AggregatorController.builder(aggregatorAccount)
-                .aggregator(() -> ReportAggregator.builder().build())
-                .flushWindow(Duration.ofMillis(100))
-                .build()
-                .start()) {
-      publisher
-          .publish(
-              PartialReport.builder()
-                  .producer("admission")
-                  .subject(subject)
-                  .results(List.of(fail("disallow-latest")))
-                  .observedAt(Timestamp.ofSeconds(1_700_000_000))
-                  .build())
-          .get(120, java.util.concurrent.TimeUnit.SECONDS);
+        AggregatorController controller = startedController(aggregatorAccount)) {
+      publishFailure(publisher, "admission", subject, "disallow-latest");
       Await.until("the aggregator, as its service account, writes", () -> results(admin, ns) == 1);
       assertThat(controller.isLeading()).isTrue();
 
@@ -329,6 +303,90 @@ class RealServerTest {
         .filteredOn(n -> n.startsWith("cm-"))
         .hasSize(12);
     assertThat(pages.get()).isEqualTo(2 + 3); // the failed second page, then 3 pages from the start
+  }
+
+  /**
+   * Leader failover over a real Lease: two replicas on their own clients, one leads; when it stops,
+   * the other takes over within the lease duration and goes on aggregating.
+   */
+  @Test
+  void whenTheLeaderStopsTheOtherReplicaTakesOverOnARealLease(RealKubernetes.Cluster cluster)
+      throws Exception {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    String ns = cluster.namespace();
+    Subject first = subject(admin, ns, "first");
+    Subject second = subject(admin, ns, "second");
+    try (KubernetesClient clientA = cluster.env().adminClient();
+        KubernetesClient clientB = cluster.env().adminClient();
+        PartialReportPublisher publisher = PartialReportPublisher.builder(admin).build()) {
+      AggregatorController a = elected(clientA, ns, "replica-a");
+      AggregatorController b = elected(clientB, ns, "replica-b");
+      try {
+        Await.until("one replica leads", () -> a.isLeading() || b.isLeading());
+        publishFailure(publisher, "background", first, "require-labels");
+        Await.until("the leader writes", () -> results(admin, ns) == 1);
+        assertThat(a.isLeading() && b.isLeading()).as("never two leaders").isFalse();
+
+        AggregatorController leader = a.isLeading() ? a : b;
+        AggregatorController follower = leader == a ? b : a;
+        leader.close();
+        Await.until("the other replica takes over", follower::isLeading, Duration.ofSeconds(60));
+
+        publishFailure(publisher, "background", second, "require-labels");
+        Await.until("the new leader writes", () -> results(admin, ns) == 2);
+        var lease = admin.leases().inNamespace(ns).withName("tally-aggregator").get().getSpec();
+        assertThat(lease.getHolderIdentity()).isEqualTo(follower == a ? "replica-a" : "replica-b");
+      } finally {
+        a.close();
+        b.close();
+      }
+    }
+  }
+
+  private static Subject subject(KubernetesClient admin, String ns, String name) {
+    Pod pod = MockCluster.pod(admin, ns, name);
+    return Subject.of("v1", "Pod", ns, name, pod.getMetadata().getUid());
+  }
+
+  private static AggregatorController elected(KubernetesClient client, String ns, String id) {
+    return AggregatorController.builder(client)
+        .aggregator(() -> ReportAggregator.builder().build())
+        .flushWindow(Duration.ofMillis(100))
+        .leaderElection(
+            new LeaderElectionSettings(
+                ns,
+                "tally-aggregator",
+                id,
+                Duration.ofSeconds(4),
+                Duration.ofSeconds(3),
+                Duration.ofMillis(300)))
+        .build()
+        .start();
+  }
+
+  /** A per-namespace aggregator on {@code client}, flushing every 100 ms, started. */
+  private static AggregatorController startedController(KubernetesClient client) {
+    return AggregatorController.builder(client)
+        .aggregator(() -> ReportAggregator.builder().build())
+        .flushWindow(Duration.ofMillis(100))
+        .build()
+        .start();
+  }
+
+  /** Publishes one failure of {@code policy} about {@code subject} and waits for the write. */
+  private static void publishFailure(
+      PartialReportPublisher publisher, String producer, Subject subject, String policy)
+      throws Exception {
+    publisher
+        .publish(
+            PartialReport.builder()
+                .producer(producer)
+                .subject(subject)
+                .results(List.of(fail(policy)))
+                .observedAt(Timestamp.ofSeconds(1_700_000_000))
+                .build())
+        .get(120, java.util.concurrent.TimeUnit.SECONDS);
   }
 
   /** Results of Tally's PolicyReports in {@code ns}. */
