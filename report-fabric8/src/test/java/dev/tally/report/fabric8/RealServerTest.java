@@ -365,6 +365,112 @@ class RealServerTest {
         .start();
   }
 
+  /**
+   * API Priority and Fairness: producers whose requests fall into a priority level that rejects
+   * rather than queues get real 429s (counted from the API server's audit log); Tally backs off and
+   * retries, and every evaluation is written in the end.
+   */
+  @Test
+  void aBurstUnderASmallPriorityLevelGetsReal429sAndNothingIsLost(RealKubernetes.Cluster cluster)
+      throws Exception {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    for (HasMetadata role :
+        admin
+            .load(
+                new java.io.ByteArrayInputStream(
+                    TallyResources.rbacYaml().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+            .items()) {
+      admin.resource(role).createOr(existing -> existing.update());
+    }
+    String ns = cluster.namespace();
+    String level = ns + "-reject";
+    admin
+        .resource(
+            Serialization.unmarshal(
+                "apiVersion: flowcontrol.apiserver.k8s.io/v1\n"
+                    + "kind: PriorityLevelConfiguration\n"
+                    + "metadata: {name: "
+                    + level
+                    + "}\n"
+                    + "spec:\n"
+                    + "  type: Limited\n"
+                    + "  limited:\n"
+                    + "    nominalConcurrencyShares: 1\n"
+                    + "    lendablePercent: 0\n"
+                    + "    limitResponse: {type: Reject}\n",
+                GenericKubernetesResource.class))
+        .create();
+    admin
+        .resource(
+            Serialization.unmarshal(
+                "apiVersion: flowcontrol.apiserver.k8s.io/v1\n"
+                    + "kind: FlowSchema\n"
+                    + "metadata: {name: "
+                    + level
+                    + "}\n"
+                    + "spec:\n"
+                    + "  priorityLevelConfiguration: {name: "
+                    + level
+                    + "}\n"
+                    + "  matchingPrecedence: 500\n"
+                    + "  rules:\n"
+                    + "  - subjects:\n"
+                    + "    - kind: Group\n"
+                    + "      group: {name: 'system:serviceaccounts:"
+                    + ns
+                    + "'}\n"
+                    + "    resourceRules:\n"
+                    + "    - verbs: ['*']\n"
+                    + "      apiGroups: ['*']\n"
+                    + "      resources: ['*']\n"
+                    + "      namespaces: ['*']\n",
+                GenericKubernetesResource.class))
+        .create();
+    List<Subject> subjects = new ArrayList<>();
+    for (int i = 0; i < 48; i++) {
+      subjects.add(subject(admin, ns, "burst-" + i));
+    }
+    List<PartialReportPublisher> publishers = new ArrayList<>();
+    List<java.util.concurrent.CompletableFuture<Void>> writes = new ArrayList<>();
+    try (AggregatorController controller = startedController(admin)) {
+      for (int p = 0; p < 16; p++) {
+        publishers.add(
+            PartialReportPublisher.builder(
+                    cluster.serviceAccount("producer-" + p, "tally-producer"))
+                .build());
+      }
+      for (int i = 0; i < subjects.size(); i++) {
+        writes.add(
+            publishers
+                .get(i % publishers.size())
+                .publish(
+                    PartialReport.builder()
+                        .producer("admission")
+                        .subject(subjects.get(i))
+                        .results(List.of(fail("require-labels")))
+                        .observedAt(Timestamp.ofSeconds(1_700_000_000))
+                        .build()));
+      }
+      java.util.concurrent.CompletableFuture.allOf(
+              writes.toArray(java.util.concurrent.CompletableFuture[]::new))
+          .get(180, java.util.concurrent.TimeUnit.SECONDS);
+      Await.until("every evaluation is aggregated", () -> results(admin, ns) == subjects.size());
+    } finally {
+      publishers.forEach(PartialReportPublisher::close);
+    }
+    List<String> producers =
+        java.nio.file.Files.readAllLines(cluster.env().auditLog()).stream()
+            .filter(l -> l.contains("system:serviceaccount:" + ns + ":producer-"))
+            .toList();
+    long rejected = producers.stream().filter(l -> l.contains("\"code\":429")).count();
+    assertThat(rejected)
+        .as(
+            "real 429s in the audit log, among %s requests such as %s",
+            producers.size(), producers.isEmpty() ? "none" : producers.get(producers.size() - 1))
+        .isPositive();
+  }
+
   /** A per-namespace aggregator on {@code client}, flushing every 100 ms, started. */
   private static AggregatorController startedController(KubernetesClient client) {
     return AggregatorController.builder(client)
