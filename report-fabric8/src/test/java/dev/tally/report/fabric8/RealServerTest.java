@@ -186,14 +186,7 @@ class RealServerTest {
       RealKubernetes.Cluster cluster) throws Exception {
     KubernetesClient admin = cluster.admin();
     installCrds(admin);
-    for (HasMetadata role :
-        admin
-            .load(
-                new java.io.ByteArrayInputStream(
-                    TallyResources.rbacYaml().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
-            .items()) {
-      admin.resource(role).createOr(existing -> existing.update());
-    }
+    installRbac(admin);
     String ns = cluster.namespace();
     KubernetesClient producer = cluster.serviceAccount("producer", "tally-producer");
     KubernetesClient aggregatorAccount = cluster.serviceAccount("aggregator", "tally-aggregator");
@@ -375,14 +368,7 @@ class RealServerTest {
       throws Exception {
     KubernetesClient admin = cluster.admin();
     installCrds(admin);
-    for (HasMetadata role :
-        admin
-            .load(
-                new java.io.ByteArrayInputStream(
-                    TallyResources.rbacYaml().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
-            .items()) {
-      admin.resource(role).createOr(existing -> existing.update());
-    }
+    installRbac(admin);
     String ns = cluster.namespace();
     String level = ns + "-reject";
     admin
@@ -469,6 +455,115 @@ class RealServerTest {
             "real 429s in the audit log, among %s requests such as %s",
             producers.size(), producers.isEmpty() ? "none" : producers.get(producers.size() - 1))
         .isPositive();
+  }
+
+  /**
+   * API economy, counted from the API server's audit log (not from client-side counters): the
+   * requests one admission event costs (publish one partial report, aggregate, write), and the
+   * writes when the same evaluations are published again (none by the aggregator).
+   */
+  @Test
+  void oneAdmissionEventCostsTwoRequestsAndAnUnchangedOneNoAggregateWrite(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    installRbac(admin);
+    String ns = cluster.namespace();
+    KubernetesClient producer = cluster.serviceAccount("producer", "tally-producer");
+    KubernetesClient aggregatorAccount = cluster.serviceAccount("aggregator", "tally-aggregator");
+    Subject warmUp = subject(admin, ns, "warm-up");
+    Subject admitted = subject(admin, ns, "admitted");
+    CountingMetrics metrics = new CountingMetrics();
+    try (PartialReportPublisher publisher = PartialReportPublisher.builder(producer).build();
+        AggregatorController controller =
+            AggregatorController.builder(aggregatorAccount)
+                .aggregator(() -> ReportAggregator.builder().build())
+                .flushWindow(Duration.ZERO)
+                .metrics(metrics)
+                .build()
+                .start()) {
+      publishFailure(publisher, "admission", warmUp, "require-labels");
+      Await.until("the warm-up is aggregated", () -> results(admin, ns) == 1);
+      settle(controller, metrics, 1);
+
+      long mark = auditLines(cluster);
+      publishFailure(publisher, "admission", admitted, "require-labels");
+      settle(controller, metrics, 2);
+      Await.until("the admission event is aggregated", () -> results(admin, ns) == 2);
+      var perEvent = requestsSince(cluster, mark, ns);
+      assertThat(perEvent.get("producer")).as("producer requests: %s", perEvent).isEqualTo(1);
+      assertThat(perEvent.get("aggregator")).as("aggregator requests: %s", perEvent).isEqualTo(1);
+
+      long steady = auditLines(cluster);
+      publisher
+          .publish(
+              PartialReport.builder()
+                  .producer("admission")
+                  .subject(admitted)
+                  .results(List.of(fail("require-labels")))
+                  .observedAt(Timestamp.ofSeconds(1_700_000_060))
+                  .build())
+          .get(120, java.util.concurrent.TimeUnit.SECONDS);
+      settle(controller, metrics, 3);
+      var unchanged = requestsSince(cluster, steady, ns);
+      assertThat(unchanged.get("aggregator")).as("aggregator requests: %s", unchanged).isZero();
+    }
+  }
+
+  /**
+   * Waits until the controller applied {@code applied} partial reports and the flush each one
+   * scheduled has run: with a zero flush window the flush is queued on the controller's thread
+   * before anything submitted later, such as {@code desired()}.
+   */
+  private static void settle(AggregatorController controller, CountingMetrics metrics, int applied)
+      throws Exception {
+    Await.until(applied + " partial reports applied", () -> metrics.applied >= applied);
+    controller.desired().get(60, java.util.concurrent.TimeUnit.SECONDS);
+  }
+
+  private static long auditLines(RealKubernetes.Cluster cluster) throws java.io.IOException {
+    try (var lines = java.nio.file.Files.lines(cluster.env().auditLog())) {
+      return lines.count();
+    }
+  }
+
+  /**
+   * Completed requests after line {@code mark} of the audit log by the test's {@code producer} and
+   * {@code aggregator} service accounts, watches left out (they are the informers' streams).
+   */
+  private static java.util.Map<String, Integer> requestsSince(
+      RealKubernetes.Cluster cluster, long mark, String ns) throws java.io.IOException {
+    java.util.Map<String, Integer> counts = new java.util.TreeMap<>();
+    counts.put("producer", 0);
+    counts.put("aggregator", 0);
+    List<String> lines = java.nio.file.Files.readAllLines(cluster.env().auditLog());
+    for (String line : lines.subList((int) mark, lines.size())) {
+      @SuppressWarnings("unchecked")
+      java.util.Map<String, Object> event = Serialization.unmarshal(line, java.util.Map.class);
+      @SuppressWarnings("unchecked")
+      String user =
+          String.valueOf(((java.util.Map<String, Object>) event.get("user")).get("username"));
+      if (!"ResponseComplete".equals(event.get("stage")) || "watch".equals(event.get("verb"))) {
+        continue;
+      }
+      for (String account : List.of("producer", "aggregator")) {
+        if (user.equals("system:serviceaccount:" + ns + ":" + account)) {
+          counts.merge(account, 1, Integer::sum);
+        }
+      }
+    }
+    return counts;
+  }
+
+  private static void installRbac(KubernetesClient admin) {
+    for (HasMetadata role :
+        admin
+            .load(
+                new java.io.ByteArrayInputStream(
+                    TallyResources.rbacYaml().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+            .items()) {
+      admin.resource(role).createOr(existing -> existing.update());
+    }
   }
 
   /** A per-namespace aggregator on {@code client}, flushing every 100 ms, started. */
