@@ -566,6 +566,75 @@ class RealServerTest {
     }
   }
 
+  /**
+   * The server-side apply write path on a real server: Tally applies as field manager {@code
+   * tally}; another manager that applies a value Tally owns without forcing gets a 409 conflict
+   * naming Tally; one that forces takes the field, and Tally's next write of that report (it forces
+   * too) takes it back. Between the two the other manager's value stands: Tally rewrites a report
+   * only when its own content changes.
+   */
+  @Test
+  void serverSideApplyOwnsTheFieldsItWritesAndTakesThemBackOnTheNextWrite(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    String ns = cluster.namespace();
+    Subject first = subject(admin, ns, "first");
+    Subject second = subject(admin, ns, "second");
+    try (PartialReportPublisher publisher = PartialReportPublisher.builder(admin).build();
+        AggregatorController controller =
+            AggregatorController.builder(admin)
+                .aggregator(() -> ReportAggregator.builder().build())
+                .flushWindow(Duration.ofMillis(100))
+                .serverSideApply(true)
+                .build()
+                .start()) {
+      publishFailure(publisher, "background", first, "require-labels");
+      Await.until("the aggregate is applied", () -> results(admin, ns) == 1);
+      PolicyReportResource written =
+          admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems().get(0);
+      assertThat(written.getMetadata().getManagedFields())
+          .extracting(f -> f.getManager())
+          .contains(ReportWriter.FIELD_MANAGER);
+
+      String name = written.getMetadata().getName();
+      String tampered =
+          "apiVersion: wgpolicyk8s.io/v1alpha2\nkind: PolicyReport\nmetadata: {name: "
+              + name
+              + ", namespace: "
+              + ns
+              + "}\nsummary: {fail: 99}\n";
+      var conflict =
+          catchThrowableOfType(
+              () ->
+                  admin
+                      .resource(Serialization.unmarshal(tampered, GenericKubernetesResource.class))
+                      .fieldManager("someone-else")
+                      .serverSideApply(),
+              KubernetesClientException.class);
+      assertThat(conflict.getCode()).isEqualTo(409);
+      assertThat(conflict.getMessage()).contains(ReportWriter.FIELD_MANAGER);
+
+      admin
+          .resource(Serialization.unmarshal(tampered, GenericKubernetesResource.class))
+          .fieldManager("someone-else")
+          .forceConflicts()
+          .serverSideApply();
+      assertThat(summaryFail(admin, ns, name)).isEqualTo(99);
+
+      publishFailure(publisher, "background", second, "require-labels");
+      Await.until(
+          "Tally's next write takes the summary back", () -> summaryFail(admin, ns, name) == 2);
+    }
+  }
+
+  private static long summaryFail(KubernetesClient admin, String ns, String name) {
+    return ReportCodec.decode(
+            admin.resources(PolicyReportResource.class).inNamespace(ns).withName(name).get())
+        .summary()
+        .fail();
+  }
+
   /** A per-namespace aggregator on {@code client}, flushing every 100 ms, started. */
   private static AggregatorController startedController(KubernetesClient client) {
     return AggregatorController.builder(client)
