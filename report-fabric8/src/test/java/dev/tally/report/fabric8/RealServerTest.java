@@ -154,8 +154,7 @@ class RealServerTest {
     KubernetesClient admin = cluster.admin();
     installCrds(admin);
     String ns = cluster.namespace();
-    Pod pod = MockCluster.pod(admin, ns, "web-0");
-    Subject subject = Subject.of("v1", "Pod", ns, "web-0", pod.getMetadata().getUid());
+    Subject subject = subject(admin, ns, "web-0");
     try (PartialReportPublisher publisher = PartialReportPublisher.builder(admin).build();
         AggregatorController controller = startedController(admin)) {
       publishFailure(publisher, "background", subject, "require-labels");
@@ -190,8 +189,7 @@ class RealServerTest {
     String ns = cluster.namespace();
     KubernetesClient producer = cluster.serviceAccount("producer", "tally-producer");
     KubernetesClient aggregatorAccount = cluster.serviceAccount("aggregator", "tally-aggregator");
-    Pod pod = MockCluster.pod(admin, ns, "api-0");
-    Subject subject = Subject.of("v1", "Pod", ns, "api-0", pod.getMetadata().getUid());
+    Subject subject = subject(admin, ns, "api-0");
     try (PartialReportPublisher publisher = PartialReportPublisher.builder(producer).build();
         AggregatorController controller = startedController(aggregatorAccount)) {
       publishFailure(publisher, "admission", subject, "disallow-latest");
