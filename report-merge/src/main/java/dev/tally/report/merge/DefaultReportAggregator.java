@@ -100,6 +100,9 @@ final class DefaultReportAggregator implements ReportAggregator {
     aggregator.tombstones.putAll(state.tombstones());
     for (Register r : state.toRegisters()) {
       r.group = aggregator.groupKeyOf(r);
+      if (r.group != null) {
+        r.group = aggregator.group(r).key;
+      }
       aggregator.put(r);
     }
     return aggregator;
@@ -164,7 +167,9 @@ final class DefaultReportAggregator implements ReportAggregator {
       for (Register r : incoming) {
         r.group = groupKeyOf(r);
         if (r.group != null) {
-          group(r); // creates its group now: a group's creation asks the grouping too
+          // creates its group now (a group's creation asks the grouping too), and holds the
+          // group's own key, so that registers of one group share one key instance
+          r.group = group(r).key;
         }
       }
     } catch (RuntimeException e) {
