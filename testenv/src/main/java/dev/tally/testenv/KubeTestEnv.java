@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8.testenv;
+package dev.tally.testenv;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
