@@ -198,6 +198,12 @@ public final class KubeTestEnv {
           command.add(crds.toString());
         }
       }
+      // no watch cache for Tally's partial reports: a watch on them is served by etcd, so a
+      // compaction really expires a watch that reconnects from an old resourceVersion (with the
+      // cache, such a watch is served from the cache's window and never expires in a test)
+      command.add(
+          "--apiserver-arg=--watch-cache-sizes="
+              + "partialreports.tally.dev#0,clusterpartialreports.tally.dev#0");
       ProcessBuilder pb = new ProcessBuilder(command);
       pb.redirectError(logs.resolve("kube-testenv.log").toFile());
       Process process = pb.start();

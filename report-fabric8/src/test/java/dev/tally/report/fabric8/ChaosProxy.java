@@ -10,15 +10,17 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A TCP proxy between a client and the mock API server that can cut every open connection at once,
- * as a network blip or an API server restart would: watches drop, in-flight requests fail, new
- * connections go through.
+ * A TCP proxy between a client and an API server (the mock, or the real one of kube-testenv: TLS
+ * passes through untouched) that can cut every open connection at once, as a network blip or an API
+ * server restart would: watches drop, in-flight requests fail, new connections go through unless
+ * the proxy {@linkplain #refuse refuses} them, as during a partition.
  */
 final class ChaosProxy implements AutoCloseable {
   private final ServerSocket listener;
   private final int targetPort;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
+  private volatile boolean refusing;
 
   ChaosProxy(int targetPort) throws IOException {
     this.targetPort = targetPort;
@@ -30,6 +32,14 @@ final class ChaosProxy implements AutoCloseable {
 
   int port() {
     return listener.getLocalPort();
+  }
+
+  /**
+   * While {@code refuse} is true every new connection is closed at once (the client sees its
+   * requests fail and retries); false lets them through again.
+   */
+  void refuse(boolean refuse) {
+    this.refusing = refuse;
   }
 
   /** Closes every connection open now. */
@@ -48,6 +58,10 @@ final class ChaosProxy implements AutoCloseable {
     while (!closed) {
       try {
         Socket client = listener.accept();
+        if (refusing) {
+          close(client);
+          continue;
+        }
         Socket upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
         open.add(client);
         open.add(upstream);

@@ -1,0 +1,237 @@
+package dev.tally.report.fabric8;
+
+import dev.tally.report.api.PartialReport;
+import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.ResultStatus;
+import dev.tally.report.api.Subject;
+import dev.tally.report.api.Timestamp;
+import dev.tally.testenv.RealKubernetes;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What the tests against the real control plane share: installing the CRDs and the shipped
+ * ClusterRoles, subjects that are real Pods, publishing, reading back, and counting requests in the
+ * API server's audit log.
+ */
+final class RealServer {
+  private RealServer() {}
+
+  static final List<String> OFFICIAL_CRDS =
+      List.of(
+          "wgpolicyk8s.io_policyreports.v1alpha2.yaml",
+          "wgpolicyk8s.io_clusterpolicyreports.v1alpha2.yaml",
+          "openreports.io_reports.v1alpha1.yaml",
+          "openreports.io_clusterreports.v1alpha1.yaml");
+
+  /** Creates (once per control plane) the official CRDs and Tally's, and waits until served. */
+  static synchronized void installCrds(KubernetesClient admin) {
+    List<CustomResourceDefinition> crds = new ArrayList<>(TallyResources.crds());
+    for (String file : OFFICIAL_CRDS) {
+      crds.add(Serialization.unmarshal(TestResources.crd(file), CustomResourceDefinition.class));
+    }
+    for (CustomResourceDefinition crd : crds) {
+      admin.resource(crd).createOr(existing -> existing.update());
+    }
+    for (CustomResourceDefinition crd : crds) {
+      Await.until(
+          crd.getMetadata().getName() + " is established",
+          () -> {
+            var served =
+                admin
+                    .apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .withName(crd.getMetadata().getName())
+                    .get();
+            return served != null
+                && served.getStatus() != null
+                && served.getStatus().getConditions().stream()
+                    .anyMatch(
+                        c -> c.getType().equals("Established") && c.getStatus().equals("True"));
+          },
+          Duration.ofSeconds(60));
+    }
+    // Established is not yet servable: until its watch cache is initialized the server answers
+    // 429 "storage is (re)initializing" (the mock server never does)
+    Await.until(
+        "the report kinds are served",
+        () -> {
+          try {
+            admin.resources(PolicyReportResource.class).inAnyNamespace().list();
+            admin.resources(PartialReportResource.class).inAnyNamespace().list();
+            return true;
+          } catch (KubernetesClientException e) {
+            return false;
+          }
+        },
+        Duration.ofSeconds(60));
+  }
+
+  static Subject subject(KubernetesClient admin, String ns, String name) {
+    Pod pod = MockCluster.pod(admin, ns, name);
+    return Subject.of("v1", "Pod", ns, name, pod.getMetadata().getUid());
+  }
+
+  /**
+   * Waits until the controller applied {@code applied} partial reports and the flush each one
+   * scheduled has run: with a zero flush window the flush is queued on the controller's thread
+   * before anything submitted later, such as {@code desired()}.
+   */
+  static void settle(AggregatorController controller, CountingMetrics metrics, int applied)
+      throws Exception {
+    Await.until(applied + " partial reports applied", () -> metrics.applied >= applied);
+    controller.desired().get(60, java.util.concurrent.TimeUnit.SECONDS);
+  }
+
+  static long auditLines(RealKubernetes.Cluster cluster) throws java.io.IOException {
+    try (var lines = java.nio.file.Files.lines(cluster.env().auditLog())) {
+      return lines.count();
+    }
+  }
+
+  static final Set<String> WRITE_VERBS = Set.of("create", "update", "patch", "delete");
+
+  /**
+   * Writes (create, update, patch, delete) completed after line {@code mark} of the audit log by
+   * the test's {@code producer} and {@code aggregator} service accounts, and beside them every
+   * completed request by account, verb and resource (watches left out: the informers' streams).
+   */
+  static java.util.Map<String, Integer> requestsSince(
+      RealKubernetes.Cluster cluster, long mark, String ns) throws java.io.IOException {
+    java.util.Map<String, Integer> counts = new java.util.TreeMap<>();
+    counts.put("producer", 0);
+    counts.put("aggregator", 0);
+    List<String> lines = java.nio.file.Files.readAllLines(cluster.env().auditLog());
+    for (String line : lines.subList((int) mark, lines.size())) {
+      @SuppressWarnings("unchecked")
+      java.util.Map<String, Object> event = Serialization.unmarshal(line, java.util.Map.class);
+      @SuppressWarnings("unchecked")
+      String user =
+          String.valueOf(((java.util.Map<String, Object>) event.get("user")).get("username"));
+      if (!"ResponseComplete".equals(event.get("stage")) || "watch".equals(event.get("verb"))) {
+        continue;
+      }
+      boolean write = WRITE_VERBS.contains(String.valueOf(event.get("verb")));
+      for (String account : List.of("producer", "aggregator")) {
+        if (user.equals("system:serviceaccount:" + ns + ":" + account)) {
+          if (write) {
+            counts.merge(account, 1, Integer::sum);
+          }
+          @SuppressWarnings("unchecked")
+          var ref = (java.util.Map<String, Object>) event.get("objectRef");
+          counts.merge(
+              account + " " + event.get("verb") + " " + (ref == null ? "" : ref.get("resource")),
+              1,
+              Integer::sum);
+        }
+      }
+    }
+    return counts;
+  }
+
+  static void installRbac(KubernetesClient admin) {
+    for (HasMetadata role :
+        admin
+            .load(
+                new java.io.ByteArrayInputStream(
+                    TallyResources.rbacYaml().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+            .items()) {
+      admin.resource(role).createOr(existing -> existing.update());
+    }
+  }
+
+  /** A per-namespace aggregator on {@code client}, flushing every 100 ms. */
+  static AggregatorController.Builder controllerOn(KubernetesClient client) {
+    return AggregatorController.builder(client)
+        .aggregator(() -> ReportAggregator.builder().build())
+        .flushWindow(Duration.ofMillis(100));
+  }
+
+  /** {@link #controllerOn}, built and started. */
+  static AggregatorController startedController(KubernetesClient client) {
+    return controllerOn(client).build().start();
+  }
+
+  /** Publishes one failure of {@code policy} about {@code subject} and waits for the write. */
+  static void publishFailure(
+      PartialReportPublisher publisher, String producer, Subject subject, String policy)
+      throws Exception {
+    publisher
+        .publish(
+            PartialReport.builder()
+                .producer(producer)
+                .subject(subject)
+                .results(List.of(fail(policy)))
+                .observedAt(Timestamp.ofSeconds(1_700_000_000))
+                .build())
+        .get(120, java.util.concurrent.TimeUnit.SECONDS);
+  }
+
+  /** Results of Tally's PolicyReports in {@code ns}. */
+  static int results(KubernetesClient admin, String ns) {
+    return admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems().stream()
+        .mapToInt(r -> ReportCodec.decode(r).results().size())
+        .sum();
+  }
+
+  static Result fail(String policy) {
+    return Result.builder()
+        .source("kyverno")
+        .policy(policy)
+        .rule("check")
+        .status(ResultStatus.FAIL)
+        .message("label 'team' is required")
+        .build();
+  }
+
+  /** One completed request of the API server's audit log (watch streams left out). */
+  record AuditEvent(
+      String user, String verb, String resource, String namespace, int code, String uri) {}
+
+  /**
+   * The completed requests after line {@code mark} of the audit log ({@code ResponseComplete}
+   * stage; watches, which complete only when their stream ends, left out).
+   */
+  static List<AuditEvent> auditEvents(RealKubernetes.Cluster cluster, long mark)
+      throws java.io.IOException {
+    List<String> lines = java.nio.file.Files.readAllLines(cluster.env().auditLog());
+    List<AuditEvent> events = new ArrayList<>();
+    for (String line : lines.subList((int) Math.min(mark, lines.size()), lines.size())) {
+      if (line.isBlank()) {
+        continue;
+      }
+      @SuppressWarnings("unchecked")
+      java.util.Map<String, Object> event = Serialization.unmarshal(line, java.util.Map.class);
+      if (!"ResponseComplete".equals(event.get("stage")) || "watch".equals(event.get("verb"))) {
+        continue;
+      }
+      @SuppressWarnings("unchecked")
+      var user = (java.util.Map<String, Object>) event.get("user");
+      @SuppressWarnings("unchecked")
+      var ref = (java.util.Map<String, Object>) event.get("objectRef");
+      @SuppressWarnings("unchecked")
+      var status = (java.util.Map<String, Object>) event.get("responseStatus");
+      events.add(
+          new AuditEvent(
+              String.valueOf(user.get("username")),
+              String.valueOf(event.get("verb")),
+              ref == null ? "" : String.valueOf(ref.getOrDefault("resource", "")),
+              ref == null ? "" : String.valueOf(ref.getOrDefault("namespace", "")),
+              status == null || status.get("code") == null
+                  ? 0
+                  : ((Number) status.get("code")).intValue(),
+              String.valueOf(event.get("requestURI"))));
+    }
+    return events;
+  }
+}
