@@ -1,14 +1,11 @@
 package dev.tally.report.fabric8;
 
-import static dev.tally.report.fabric8.RealServer.auditLines;
 import static dev.tally.report.fabric8.RealServer.controllerOn;
 import static dev.tally.report.fabric8.RealServer.fail;
 import static dev.tally.report.fabric8.RealServer.installCrds;
 import static dev.tally.report.fabric8.RealServer.installRbac;
 import static dev.tally.report.fabric8.RealServer.publishFailure;
-import static dev.tally.report.fabric8.RealServer.requestsSince;
 import static dev.tally.report.fabric8.RealServer.results;
-import static dev.tally.report.fabric8.RealServer.settle;
 import static dev.tally.report.fabric8.RealServer.startedController;
 import static dev.tally.report.fabric8.RealServer.subject;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -404,60 +401,6 @@ class RealServerTest {
             "real 429s in the audit log, among %s requests such as %s",
             producers.size(), producers.isEmpty() ? "none" : producers.get(producers.size() - 1))
         .isPositive();
-  }
-
-  /**
-   * API economy, counted from the API server's audit log (not from client-side counters): the
-   * writes one admission event costs (publish one partial report, aggregate, write), and the
-   * aggregator's writes when the same evaluations are published again (none). Reads are counted
-   * beside them in the failure message; a run that overlaps the controller's start-up LISTs shows
-   * those too, which is why the bound is on writes.
-   */
-  @Test
-  void oneAdmissionEventCostsTwoWritesAndAnUnchangedOneNoAggregateWrite(
-      RealKubernetes.Cluster cluster) throws Exception {
-    KubernetesClient admin = cluster.admin();
-    installCrds(admin);
-    installRbac(admin);
-    String ns = cluster.namespace();
-    KubernetesClient producer = cluster.serviceAccount("producer", "tally-producer");
-    KubernetesClient aggregatorAccount = cluster.serviceAccount("aggregator", "tally-aggregator");
-    Subject warmUp = subject(admin, ns, "warm-up");
-    Subject admitted = subject(admin, ns, "admitted");
-    CountingMetrics metrics = new CountingMetrics();
-    try (PartialReportPublisher publisher = PartialReportPublisher.builder(producer).build();
-        AggregatorController controller =
-            controllerOn(aggregatorAccount)
-                .flushWindow(Duration.ZERO)
-                .metrics(metrics)
-                .build()
-                .start()) {
-      publishFailure(publisher, "admission", warmUp, "require-labels");
-      Await.until("the warm-up is aggregated", () -> results(admin, ns) == 1);
-      settle(controller, metrics, 1);
-
-      long mark = auditLines(cluster);
-      publishFailure(publisher, "admission", admitted, "require-labels");
-      settle(controller, metrics, 2);
-      Await.until("the admission event is aggregated", () -> results(admin, ns) == 2);
-      var perEvent = requestsSince(cluster, mark, ns);
-      assertThat(perEvent.get("producer")).as("producer writes: %s", perEvent).isEqualTo(1);
-      assertThat(perEvent.get("aggregator")).as("aggregator writes: %s", perEvent).isEqualTo(1);
-
-      long steady = auditLines(cluster);
-      publisher
-          .publish(
-              PartialReport.builder()
-                  .producer("admission")
-                  .subject(admitted)
-                  .results(List.of(fail("require-labels")))
-                  .observedAt(Timestamp.ofSeconds(1_700_000_060))
-                  .build())
-          .get(120, java.util.concurrent.TimeUnit.SECONDS);
-      settle(controller, metrics, 3);
-      var unchanged = requestsSince(cluster, steady, ns);
-      assertThat(unchanged.get("aggregator")).as("aggregator writes: %s", unchanged).isZero();
-    }
   }
 
   /**

@@ -1,0 +1,186 @@
+package dev.tally.report.fabric8;
+
+import static dev.tally.report.fabric8.RealServer.auditEvents;
+import static dev.tally.report.fabric8.RealServer.auditLines;
+import static dev.tally.report.fabric8.RealServer.controllerOn;
+import static dev.tally.report.fabric8.RealServer.fail;
+import static dev.tally.report.fabric8.RealServer.installCrds;
+import static dev.tally.report.fabric8.RealServer.installRbac;
+import static dev.tally.report.fabric8.RealServer.publishFailure;
+import static dev.tally.report.fabric8.RealServer.requestsSince;
+import static dev.tally.report.fabric8.RealServer.results;
+import static dev.tally.report.fabric8.RealServer.settle;
+import static dev.tally.report.fabric8.RealServer.subject;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.report.api.PartialReport;
+import dev.tally.report.api.Subject;
+import dev.tally.report.api.Timestamp;
+import dev.tally.testenv.RealKubernetes;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * API economy counted from the real API server's audit log, not from client-side counters: what one
+ * admission event costs, what the aggregator writes when nothing changed, and what a full rebuild
+ * costs at N subjects, cold (no aggregates yet) and on a restart (aggregates in place).
+ */
+@ExtendWith(RealKubernetes.class)
+class RealServerEconomyTest {
+  /** Subjects of the full-rebuild test. */
+  static final int SUBJECTS = 400;
+
+  /**
+   * API economy, counted from the API server's audit log (not from client-side counters): the
+   * writes one admission event costs (publish one partial report, aggregate, write), and the
+   * aggregator's writes when the same evaluations are published again (none). Reads are counted
+   * beside them in the failure message; a run that overlaps the controller's start-up LISTs shows
+   * those too, which is why the bound is on writes.
+   */
+  @Test
+  void oneAdmissionEventCostsTwoWritesAndAnUnchangedOneNoAggregateWrite(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    installRbac(admin);
+    String ns = cluster.namespace();
+    KubernetesClient producer = cluster.serviceAccount("producer", "tally-producer");
+    KubernetesClient aggregatorAccount = cluster.serviceAccount("aggregator", "tally-aggregator");
+    Subject warmUp = subject(admin, ns, "warm-up");
+    Subject admitted = subject(admin, ns, "admitted");
+    CountingMetrics metrics = new CountingMetrics();
+    try (PartialReportPublisher publisher = PartialReportPublisher.builder(producer).build();
+        AggregatorController controller =
+            controllerOn(aggregatorAccount)
+                .flushWindow(Duration.ZERO)
+                .metrics(metrics)
+                .build()
+                .start()) {
+      publishFailure(publisher, "admission", warmUp, "require-labels");
+      Await.until("the warm-up is aggregated", () -> results(admin, ns) == 1);
+      settle(controller, metrics, 1);
+
+      long mark = auditLines(cluster);
+      publishFailure(publisher, "admission", admitted, "require-labels");
+      settle(controller, metrics, 2);
+      Await.until("the admission event is aggregated", () -> results(admin, ns) == 2);
+      var perEvent = requestsSince(cluster, mark, ns);
+      assertThat(perEvent.get("producer")).as("producer writes: %s", perEvent).isEqualTo(1);
+      assertThat(perEvent.get("aggregator")).as("aggregator writes: %s", perEvent).isEqualTo(1);
+
+      long steady = auditLines(cluster);
+      publisher
+          .publish(
+              PartialReport.builder()
+                  .producer("admission")
+                  .subject(admitted)
+                  .results(List.of(fail("require-labels")))
+                  .observedAt(Timestamp.ofSeconds(1_700_000_060))
+                  .build())
+          .get(120, java.util.concurrent.TimeUnit.SECONDS);
+      settle(controller, metrics, 3);
+      var unchanged = requestsSince(cluster, steady, ns);
+      assertThat(unchanged.get("aggregator")).as("aggregator writes: %s", unchanged).isZero();
+    }
+  }
+
+  /**
+   * A full rebuild at {@value #SUBJECTS} subjects: the aggregator's start-up reads are a handful of
+   * LISTs whatever N is (the informers' and the owned aggregates'), a cold start writes each
+   * aggregate once, and a restart against aggregates already in place writes none. The figures are
+   * printed for the README.
+   */
+  @Test
+  void aFullRebuildReadsAFewListsWritesEachAggregateOnceAndARestartWritesNothing(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    installRbac(admin);
+    String ns = cluster.namespace();
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
+    try (PartialReportPublisher publisher =
+        PartialReportPublisher.builder(admin).budget(ApiBudget.of(500, 500)).build()) {
+      for (int i = 0; i < SUBJECTS; i++) {
+        Subject subject = subject(admin, ns, "pod-" + i);
+        writes.add(
+            publisher.publish(
+                PartialReport.builder()
+                    .producer("background")
+                    .subject(subject)
+                    .results(List.of(fail("require-labels")))
+                    .observedAt(Timestamp.ofSeconds(1_700_000_000))
+                    .build()));
+      }
+      CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(300, TimeUnit.SECONDS);
+    }
+    KubernetesClient account = cluster.serviceAccount("aggregator", "tally-aggregator");
+    String user = "system:serviceaccount:" + ns + ":aggregator";
+
+    long cold = auditLines(cluster);
+    try (AggregatorController controller = controllerOn(account).build().start()) {
+      Await.until("every subject is aggregated", () -> results(admin, ns) == SUBJECTS);
+      controller.desired().get(60, TimeUnit.SECONDS);
+    }
+    Map<String, Integer> coldCounts = byVerbAndResource(cluster, cold, user, ns);
+
+    long restart = auditLines(cluster);
+    try (AggregatorController controller = controllerOn(account).build().start()) {
+      controller.desired().get(60, TimeUnit.SECONDS);
+      controller.resyncNow().get(60, TimeUnit.SECONDS);
+    }
+    Map<String, Integer> restartCounts = byVerbAndResource(cluster, restart, user, ns);
+    System.out.printf(
+        "full rebuild at %d subjects, requests by the aggregator (audit log):%n  cold:    %s%n"
+            + "  restart: %s%n",
+        SUBJECTS, coldCounts, restartCounts);
+
+    int aggregates =
+        admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems().size();
+    assertThat(writesIn(coldCounts, "policyreports"))
+        .as("a cold rebuild writes each aggregate once: %s", coldCounts)
+        .isEqualTo(aggregates);
+    assertThat(writesIn(restartCounts, "policyreports"))
+        .as("a restart writes no aggregate: %s", restartCounts)
+        .isZero();
+    assertThat(coldCounts.getOrDefault("list partialreports", 0))
+        .as("the informer lists partial reports once, not once per subject: %s", coldCounts)
+        .isBetween(1, 2);
+    assertThat(coldCounts.getOrDefault("get partialreports", 0))
+        .as("no per-subject reads: %s", coldCounts)
+        .isZero();
+  }
+
+  /**
+   * The aggregator's completed requests after line {@code mark}, by "verb resource"; writes count
+   * only in the test's namespace (the informers see the whole cluster, so other tests' partial
+   * reports may be aggregated meanwhile), reads everywhere.
+   */
+  private static Map<String, Integer> byVerbAndResource(
+      RealKubernetes.Cluster cluster, long mark, String user, String ns)
+      throws java.io.IOException {
+    Map<String, Integer> counts = new TreeMap<>();
+    for (RealServer.AuditEvent e : auditEvents(cluster, mark)) {
+      boolean read = e.verb().equals("list") || e.verb().equals("get");
+      if (e.user().equals(user) && (read || e.namespace().equals(ns))) {
+        counts.merge(e.verb() + " " + e.resource(), 1, Integer::sum);
+      }
+    }
+    return counts;
+  }
+
+  private static int writesIn(Map<String, Integer> counts, String resource) {
+    int n = 0;
+    for (String verb : List.of("create", "update", "patch", "delete")) {
+      n += counts.getOrDefault(verb + " " + resource, 0);
+    }
+    return n;
+  }
+}
