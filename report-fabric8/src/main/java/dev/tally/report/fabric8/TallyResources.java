@@ -19,7 +19,10 @@ public final class TallyResources {
   public static final String CLUSTER_PARTIAL_REPORT_CRD =
       "META-INF/tally/crds/clusterpartialreports.tally.dev.yaml";
 
-  /** The ClusterRoles {@code tally-aggregator} and {@code tally-producer}. */
+  /**
+   * The ClusterRoles {@code tally-aggregator}, {@code tally-producer}, {@code tally-audit-member}
+   * and {@code tally-audit-coordination}.
+   */
   public static final String RBAC = "META-INF/tally/rbac/clusterroles.yaml";
 
   private TallyResources() {}

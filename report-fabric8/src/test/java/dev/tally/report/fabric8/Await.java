@@ -5,16 +5,16 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /** Waits for a condition with a bounded poll; never sleeps a fixed time, never reads the clock. */
-final class Await {
+public final class Await {
   private static final long POLL_NANOS = Duration.ofMillis(10).toNanos();
 
   private Await() {}
 
-  static void until(String what, BooleanSupplier condition) {
+  public static void until(String what, BooleanSupplier condition) {
     until(what, condition, Duration.ofSeconds(90));
   }
 
-  static void until(String what, BooleanSupplier condition, Duration timeout) {
+  public static void until(String what, BooleanSupplier condition, Duration timeout) {
     long polls = timeout.toNanos() / POLL_NANOS;
     for (long i = 0; i < polls; i++) {
       if (condition.getAsBoolean()) {
