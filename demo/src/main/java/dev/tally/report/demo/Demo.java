@@ -21,17 +21,12 @@ import dev.tally.report.fabric8.PolicyReportResource;
 import dev.tally.report.fabric8.ReportCodec;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.TallyResources;
+import dev.tally.testenv.KubeTestEnv;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.ServerRequest;
-import io.fabric8.mockwebserver.ServerResponse;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,7 +35,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -52,9 +46,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Tally end to end on an in-process mock API server: producers write partial reports about a
- * generated cluster with churn, the aggregator turns them into PolicyReports, and the demo prints
- * them like {@code kubectl get polr -A} with the API requests each side made.
+ * Tally end to end: producers write partial reports about a generated cluster with churn, the
+ * aggregator turns them into PolicyReports, and the demo prints them like {@code kubectl get polr
+ * -A} with the API requests each side made. It runs on the repository's real control plane
+ * (kube-testenv) when Go is on the PATH, and on fabric8's in-process mock API server otherwise or
+ * with {@code --mock}.
  */
 public final class Demo {
   private static final List<String> POLICIES =
@@ -66,10 +62,6 @@ public final class Demo {
           "restrict-host-path",
           "require-probes");
   private static final String REMOVED_POLICY = "require-probes";
-
-  /** Held so the level sticks: the mock server logs every request through java.util.logging. */
-  private static final java.util.logging.Logger MOCK_SERVER_LOG =
-      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
 
   private final PrintStream out;
   private final Random random = new Random(42);
@@ -87,8 +79,8 @@ public final class Demo {
 
   public static void main(String[] args) {
     int status = 0;
-    try {
-      new Demo(System.out, 6, 40).run();
+    try (DemoCluster cluster = cluster(List.of(args).contains("--mock"))) {
+      new Demo(System.out, 6, 40).run(cluster);
     } catch (Exception e) {
       System.out.println();
       e.printStackTrace();
@@ -97,19 +89,30 @@ public final class Demo {
     System.exit(status); // the mock server's and the clients' threads are not daemons
   }
 
-  void run() throws Exception {
-    MOCK_SERVER_LOG.setLevel(java.util.logging.Level.WARNING);
+  /** The real control plane when it can run here (and is not refused), the mock otherwise. */
+  private static DemoCluster cluster(boolean mock) {
+    if (mock) {
+      return DemoCluster.mock("--mock");
+    }
+    String why = KubeTestEnv.unavailableBecause();
+    if (why != null) {
+      System.out.println("No real control plane: " + why + ".");
+      return DemoCluster.mock("no real control plane: Go is needed to build one");
+    }
+    System.out.println(
+        "Starting a real Kubernetes control plane (kube-testenv; the first build on a machine"
+            + " takes about 13 minutes, later starts about 10 s) ...");
+    return DemoCluster.real(KubeTestEnv.shared());
+  }
+
+  void run(DemoCluster cluster) throws Exception {
+    out.println("Tally demo " + cluster.describe());
     long started = System.nanoTime();
-    Map<ServerRequest, Queue<ServerResponse>> stubs = new HashMap<>();
-    var server =
-        new KubernetesMockServer(
-            new Context(), new MockWebServer(), stubs, new KubernetesMixedDispatcher(stubs), false);
-    server.init();
     var aggregatorRequests = new RequestCounter();
     var producerRequests = new RequestCounter();
-    KubernetesClient aggregatorClient = client(server, aggregatorRequests);
-    KubernetesClient producerClient = client(server, producerRequests);
-    KubernetesClient admin = client(server, new RequestCounter());
+    KubernetesClient aggregatorClient = cluster.client(aggregatorRequests);
+    KubernetesClient producerClient = cluster.client(producerRequests);
+    KubernetesClient admin = cluster.client(new RequestCounter());
 
     ScheduledExecutorService progress =
         Executors.newSingleThreadScheduledExecutor(
@@ -131,7 +134,7 @@ public final class Demo {
         TimeUnit.MILLISECONDS);
 
     phase = "installing CRDs";
-    installCrds(admin);
+    installCrds(admin, cluster.hasReportCrds());
 
     TallyMetrics metrics =
         new TallyMetrics() {
@@ -167,6 +170,9 @@ public final class Demo {
           .namespaces()
           .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
           .create();
+      if (cluster.runsControllers()) {
+        awaitDefaultServiceAccount(admin, ns);
+      }
       int count = podsPerNamespace * (n + 1) / 3 + 5;
       for (int p = 0; p < count; p++) {
         Subject unborn = Subject.of("v1", "Pod", ns, "app-" + p, "");
@@ -202,12 +208,20 @@ public final class Demo {
     }
     for (Subject gone : deleted) {
       admin.pods().inNamespace(gone.namespace()).withName(gone.name()).delete();
-      // garbage collection removes the partial reports the pod owned
-      admin
-          .resources(PartialReportResource.class)
-          .inNamespace(gone.namespace())
-          .withLabel(ReportCodec.SUBJECT_UID_LABEL, gone.uid())
-          .delete();
+      if (!cluster.runsControllers()) {
+        // what the garbage collector would do: remove the partial reports the pod owned
+        admin
+            .resources(PartialReportResource.class)
+            .inNamespace(gone.namespace())
+            .withLabel(ReportCodec.SUBJECT_UID_LABEL, gone.uid())
+            .delete();
+      }
+    }
+    if (cluster.runsControllers()) {
+      phase = "the garbage collector removes the deleted pods' reports";
+      for (Subject gone : deleted) {
+        awaitCollected(admin, gone);
+      }
     }
     pods.removeAll(deleted);
     for (int n = 0; n < namespaces; n += 2) {
@@ -274,7 +288,6 @@ public final class Demo {
     aggregatorClient.close();
     producerClient.close();
     admin.close();
-    server.destroy();
   }
 
   private final Map<String, Evaluation> lastEvaluations = new HashMap<>();
@@ -378,15 +391,6 @@ public final class Demo {
     return out;
   }
 
-  private static KubernetesClient client(KubernetesMockServer server, RequestCounter counter) {
-    return server.createClient(
-        b ->
-            b.editOrNewConfig()
-                .withRequestRetryBackoffLimit(0)
-                .endConfig()
-                .withHttpClientBuilderConsumer(h -> h.addOrReplaceInterceptor("count", counter)));
-  }
-
   private static Pod createPod(KubernetesClient client, String namespace, String name) {
     return client
         .pods()
@@ -406,9 +410,45 @@ public final class Demo {
         .create();
   }
 
-  /** Tally's CRDs from the jar, and the wgpolicyk8s.io kinds it writes. */
-  private static void installCrds(KubernetesClient client) {
+  /** Waits until the namespace's {@code default} ServiceAccount exists: pods need it. */
+  private static void awaitDefaultServiceAccount(KubernetesClient client, String ns)
+      throws InterruptedException {
+    for (int i = 0; i < 600; i++) {
+      if (client.serviceAccounts().inNamespace(ns).withName("default").get() != null) {
+        return;
+      }
+      TimeUnit.MILLISECONDS.sleep(50);
+    }
+    throw new IllegalStateException("no default ServiceAccount in " + ns + " after 30 s");
+  }
+
+  /** Waits until the garbage collector has removed the partial reports {@code gone} owned. */
+  private static void awaitCollected(KubernetesClient client, Subject gone)
+      throws InterruptedException {
+    for (int i = 0; i < 1200; i++) {
+      if (client
+          .resources(PartialReportResource.class)
+          .inNamespace(gone.namespace())
+          .withLabel(ReportCodec.SUBJECT_UID_LABEL, gone.uid())
+          .list()
+          .getItems()
+          .isEmpty()) {
+        return;
+      }
+      TimeUnit.MILLISECONDS.sleep(50);
+    }
+    throw new IllegalStateException("the garbage collector left " + gone.display() + "'s reports");
+  }
+
+  /**
+   * Tally's CRDs from the jar, and, unless the cluster has the official ones, permissive
+   * wgpolicyk8s.io kinds for it to write.
+   */
+  private static void installCrds(KubernetesClient client, boolean hasReportCrds) {
     TallyResources.installCrds(client);
+    if (hasReportCrds) {
+      return;
+    }
     for (String[] kind :
         new String[][] {
           {"PolicyReport", "policyreports", "Namespaced", "polr"},
