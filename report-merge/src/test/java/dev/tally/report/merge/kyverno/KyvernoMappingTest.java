@@ -1,0 +1,226 @@
+package dev.tally.report.merge.kyverno;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.api.PartialReport;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.ResultStatus;
+import dev.tally.report.api.Subject;
+import dev.tally.report.api.Timestamp;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The mapping rule of Kyverno's intermediate reports, example by example. */
+class KyvernoMappingTest {
+
+  private static Map<String, String> podLabels(String source) {
+    Map<String, String> labels = new HashMap<>();
+    labels.put("app.kubernetes.io/managed-by", "kyverno");
+    labels.put(KyvernoMapping.SOURCE_LABEL, source);
+    labels.put(KyvernoMapping.GROUP_LABEL, "");
+    labels.put(KyvernoMapping.VERSION_LABEL, "v1");
+    labels.put(KyvernoMapping.KIND_LABEL, "Pod");
+    labels.put(KyvernoMapping.UID_LABEL, "uid-1");
+    return labels;
+  }
+
+  private static Map<String, String> podAnnotations() {
+    return Map.of(
+        KyvernoMapping.NAMESPACE_ANNOTATION, "shop", KyvernoMapping.NAME_ANNOTATION, "web-0");
+  }
+
+  private static Result result(String source, String policy, ResultStatus status, long seconds) {
+    return Result.builder()
+        .source(source)
+        .policy(policy)
+        .rule("check")
+        .status(status)
+        .timestamp(Timestamp.ofSeconds(seconds))
+        .build();
+  }
+
+  private static PartialReport ready(IntermediateReport report) {
+    var outcome = KyvernoMapping.map(report);
+    assertThat(outcome).isInstanceOf(KyvernoMapping.Outcome.Ready.class);
+    return ((KyvernoMapping.Outcome.Ready) outcome).partial();
+  }
+
+  @Test
+  void aBackgroundScanCoversEveryPolicyItsLabelsNameSoAPolicyWithoutResultsIsRetracted() {
+    Map<String, String> labels = podLabels("background-scan");
+    labels.put("cpol.kyverno.io/require-labels", "1001");
+    labels.put("cpol.kyverno.io/disallow-latest", "1002");
+    labels.put("pol.kyverno.io/team-rules", "1003");
+    labels.put("polex.kyverno.io/allow-web", "1004"); // an exception: not a policy
+    labels.put(KyvernoMapping.HASH_LABEL, "0a1b2c");
+    var report =
+        new IntermediateReport(
+            "shop",
+            "uid-1-abcde",
+            labels,
+            Map.of(
+                KyvernoMapping.NAMESPACE_ANNOTATION,
+                "shop",
+                KyvernoMapping.NAME_ANNOTATION,
+                "web-0",
+                KyvernoMapping.LAST_SCAN_ANNOTATION,
+                "2026-01-01T00:00:10Z"),
+            Optional.of("uid-1"),
+            Optional.of(Timestamp.ofSeconds(1_767_225_000L)),
+            List.of(result("kyverno", "require-labels", ResultStatus.PASS, 1_767_225_605L)));
+
+    PartialReport partial = ready(report);
+
+    assertThat(partial.producer()).isEqualTo("kyverno/background-scan");
+    assertThat(partial.subject()).isEqualTo(Subject.of("v1", "Pod", "shop", "web-0", "uid-1"));
+    assertThat(partial.subjectVersion()).isEqualTo("0a1b2c");
+    assertThat(partial.coverage())
+        .containsExactly(
+            CoverageKey.of("kyverno", "disallow-latest"),
+            CoverageKey.of("kyverno", "require-labels"),
+            CoverageKey.of("kyverno", "shop/team-rules"));
+    // the last scan (00:00:10) is later than the result's time (00:00:05) and the creation
+    assertThat(partial.observedAt()).isEqualTo(Timestamp.ofSeconds(1_767_225_610L));
+  }
+
+  @Test
+  void withoutPolicyLabelsTheResultsKeysAreTheCoverage() {
+    var report =
+        new IntermediateReport(
+            "shop",
+            "r",
+            podLabels("admission"),
+            podAnnotations(),
+            Optional.empty(),
+            Optional.empty(),
+            List.of(
+                result("KyvernoValidatingPolicy", "check-image", ResultStatus.FAIL, 20),
+                result("kyverno", "require-labels", ResultStatus.PASS, 30)));
+
+    PartialReport partial = ready(report);
+
+    assertThat(partial.producer()).isEqualTo("kyverno/admission");
+    assertThat(partial.coverage())
+        .containsExactly(
+            CoverageKey.of("KyvernoValidatingPolicy", "check-image"),
+            CoverageKey.of("kyverno", "require-labels"));
+    assertThat(partial.observedAt()).isEqualTo(Timestamp.ofSeconds(30));
+  }
+
+  @Test
+  void everyKnownPolicyPrefixNamesItsSourceAndUnknownOnesAreIgnored() {
+    Map<String, String> labels = new HashMap<>();
+    KyvernoMapping.POLICY_SOURCES.keySet().forEach(prefix -> labels.put(prefix + "/p", "1"));
+    labels.put("dpol.kyverno.io/cleanup", "1");
+    labels.put("example.com/p", "1");
+
+    assertThat(KyvernoMapping.coverage(labels, ""))
+        .extracting(CoverageKey::source)
+        .containsExactlyInAnyOrder(
+            "kyverno",
+            "KyvernoValidatingPolicy",
+            "KyvernoImageValidatingPolicy",
+            "KyvernoGeneratingPolicy",
+            "KyvernoMutatingPolicy",
+            "ValidatingAdmissionPolicy",
+            "MutatingAdmissionPolicy");
+  }
+
+  @Test
+  void anAdmissionReportAboutAnObjectNotYetCreatedAwaitsAdoption() {
+    Map<String, String> labels = podLabels("admission");
+    labels.remove(KyvernoMapping.UID_LABEL);
+    labels.put("cpol.kyverno.io/require-labels", "7");
+    var outcome =
+        KyvernoMapping.map(
+            new IntermediateReport(
+                "shop",
+                "req-1",
+                labels,
+                podAnnotations(),
+                Optional.empty(),
+                Optional.of(Timestamp.ofSeconds(5)),
+                List.of(result("kyverno", "require-labels", ResultStatus.FAIL, 5))));
+
+    assertThat(outcome)
+        .isEqualTo(
+            new KyvernoMapping.Outcome.AwaitsAdoption(
+                Subject.of("v1", "Pod", "shop", "web-0", "")));
+  }
+
+  @Test
+  void aReportWithNeitherResultsNorPolicyLabelsSaysNothing() {
+    assertThat(
+            KyvernoMapping.map(
+                new IntermediateReport(
+                    "shop",
+                    "r",
+                    podLabels("background-scan"),
+                    podAnnotations(),
+                    Optional.of("uid-1"),
+                    Optional.of(Timestamp.ofSeconds(5)),
+                    List.of())))
+        .isEqualTo(new KyvernoMapping.Outcome.Silent());
+  }
+
+  @Test
+  void missingOrContradictoryResourceFieldsAreRefusedNamingTheKey() {
+    Map<String, String> noKind = podLabels("admission");
+    noKind.remove(KyvernoMapping.KIND_LABEL);
+    assertThatThrownBy(
+            () ->
+                KyvernoMapping.map(
+                    new IntermediateReport(
+                        "shop",
+                        "r",
+                        noKind,
+                        podAnnotations(),
+                        Optional.empty(),
+                        Optional.of(Timestamp.ofSeconds(1)),
+                        List.of(result("kyverno", "p", ResultStatus.PASS, 1)))))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessageContaining("metadata.labels[audit.kyverno.io/resource.kind]");
+
+    assertThatThrownBy(
+            () ->
+                KyvernoMapping.map(
+                    new IntermediateReport(
+                        "other",
+                        "r",
+                        podLabels("admission"),
+                        podAnnotations(),
+                        Optional.empty(),
+                        Optional.of(Timestamp.ofSeconds(1)),
+                        List.of(result("kyverno", "p", ResultStatus.PASS, 1)))))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessageContaining("metadata.annotations[audit.kyverno.io/resource.namespace]")
+        .hasMessageContaining("'other'");
+
+    assertThatThrownBy(
+            () ->
+                KyvernoMapping.map(
+                    new IntermediateReport(
+                        "shop",
+                        "r",
+                        podLabels("background-scan"),
+                        Map.of(
+                            KyvernoMapping.NAMESPACE_ANNOTATION,
+                            "shop",
+                            KyvernoMapping.NAME_ANNOTATION,
+                            "web-0",
+                            KyvernoMapping.LAST_SCAN_ANNOTATION,
+                            "yesterday"),
+                        Optional.of("uid-1"),
+                        Optional.empty(),
+                        List.of())))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessageContaining("audit.kyverno.io/last-scan-time")
+        .hasMessageContaining("yesterday");
+  }
+}
