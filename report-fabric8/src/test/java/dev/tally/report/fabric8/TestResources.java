@@ -10,18 +10,18 @@ import java.nio.charset.StandardCharsets;
  * src/test/resources/crds} and {@code …/samples}, each with a README naming where every file comes
  * from and its licence).
  */
-final class TestResources {
+public final class TestResources {
   private TestResources() {}
 
-  static String crd(String file) {
+  public static String crd(String file) {
     return read("crds/" + file);
   }
 
-  static String sample(String file) {
+  public static String sample(String file) {
     return read("samples/" + file);
   }
 
-  static String read(String path) {
+  public static String read(String path) {
     try (InputStream in = TestResources.class.getClassLoader().getResourceAsStream(path)) {
       if (in == null) {
         throw new IllegalStateException("no test resource " + path + " on the class path");
