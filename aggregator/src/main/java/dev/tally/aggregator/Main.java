@@ -69,11 +69,16 @@ public final class Main {
     }
 
     Config config;
+    KubernetesClient client;
     try {
       config =
           options.kubeconfig != null
               ? Config.fromKubeconfig(options.context, options.kubeconfig.toFile())
               : Config.autoConfigure(options.context);
+      // Tally retries what fails (RetryPolicy, within the ApiBudget); fabric8's own retries would
+      // retry under each of Tally's attempts
+      config.setRequestRetryBackoffLimit(0);
+      client = new KubernetesClientBuilder().withConfig(config).build();
     } catch (RuntimeException e) {
       err.println(
           "tally-aggregator: "
@@ -82,13 +87,8 @@ public final class Main {
               + RequestFailedException.rootCause(e));
       return EXIT_FAILED;
     }
-    // Tally retries what fails (RetryPolicy, within the ApiBudget); fabric8's own retries would
-    // retry under each of Tally's attempts
-    config.setRequestRetryBackoffLimit(0);
     String server = config.getMasterUrl();
-
     PrometheusMetrics metrics = new PrometheusMetrics();
-    KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
 
     LeaderElectionSettings election = null;
     if (options.leaderElection) {
