@@ -75,6 +75,7 @@ public final class AggregatorController implements AutoCloseable {
   private final ScheduledExecutorService executor;
 
   private volatile boolean leading;
+  private volatile boolean rebuilt;
   private volatile boolean closed;
   private @Nullable Future<?> elector;
 
@@ -260,6 +261,16 @@ public final class AggregatorController implements AutoCloseable {
   }
 
   /**
+   * Whether this replica leads and has rebuilt since it started leading: its informers synced,
+   * their caches applied, the owned aggregates listed and the difference written once (a write that
+   * met a conflict is then re-diffed as usual). False while it does not lead, and again from the
+   * moment it stops (a lost Lease, {@link #close}).
+   */
+  public boolean isRebuilt() {
+    return rebuilt && leading;
+  }
+
+  /**
    * Flushes now rather than at the end of the window, and completes when the writes are done. For
    * tests and for operators that want to flush on their own schedule.
    */
@@ -278,11 +289,23 @@ public final class AggregatorController implements AutoCloseable {
         () -> aggregator == null ? List.<AggregateReport>of() : aggregator.aggregates(), executor);
   }
 
-  /** Stops: releases the Lease if held, stops the informers and the thread. */
+  /**
+   * Stops: no change is written after the one in progress (each write is whole; what the flush had
+   * left is the next leader's to write, from its rebuild), the informers and the thread stop, and
+   * only then is the Lease released, so that no other replica writes while this one still does.
+   * Released means its holder is cleared: another replica takes it at its next retry instead of
+   * waiting for the lease to expire.
+   */
   @Override
   public void close() {
     closed = true;
     leading = false;
+    try {
+      executor.submit(this::stepDown).get(syncTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception ex) {
+      LOG.debug("step down on close did not finish: {}", ex.toString());
+    }
+    executor.shutdownNow();
     Future<?> e;
     synchronized (this) {
       e = elector;
@@ -290,13 +313,45 @@ public final class AggregatorController implements AutoCloseable {
     }
     if (e != null) {
       e.cancel(true);
+      releaseLease(Objects.requireNonNull(election));
     }
+  }
+
+  /**
+   * Clears the Lease's holder if it is still this replica. fabric8's release on cancel only cuts
+   * the lease's duration to 1 s: it sends the cleared holder in a merge patch, which drops a null.
+   */
+  private void releaseLease(LeaderElectionSettings e) {
+    String what = "release lease " + e.namespace() + "/" + e.leaseName();
     try {
-      executor.submit(this::stepDown).get(syncTimeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (Exception ex) {
-      LOG.debug("step down on close did not finish: {}", ex.toString());
+      boolean released =
+          calls.call(
+              what,
+              () -> {
+                var lease =
+                    client.leases().inNamespace(e.namespace()).withName(e.leaseName()).get();
+                if (lease == null
+                    || lease.getSpec() == null
+                    || !e.identity().equals(lease.getSpec().getHolderIdentity())) {
+                  return false;
+                }
+                lease.getSpec().setHolderIdentity(null);
+                // an update with the resourceVersion read: a replica that took the Lease in
+                // between keeps it (409)
+                client.leases().inNamespace(e.namespace()).resource(lease).update();
+                return true;
+              });
+      if (released) {
+        LOG.info("{} released the lease {}/{}", e.identity(), e.namespace(), e.leaseName());
+      }
+    } catch (KubernetesClientException | ApiInterruptedException ex) {
+      LOG.warn(
+          "{} could not release the lease {}/{}: {}; it expires within its duration",
+          e.identity(),
+          e.namespace(),
+          e.leaseName(),
+          RequestFailedException.rootCause(ex));
     }
-    executor.shutdownNow();
   }
 
   // ------------------------------------------------------------------ on the executor thread
@@ -349,6 +404,7 @@ public final class AggregatorController implements AutoCloseable {
   }
 
   private void stepDown() {
+    rebuilt = false;
     if (source != null) {
       source.close();
       source = null;
@@ -490,6 +546,8 @@ public final class AggregatorController implements AutoCloseable {
       return;
     }
     resyncNeeded = false;
+    // the first resync that listed and diffed completes a rebuild
+    rebuilt = leading && !closed;
     afterWrite(outcome);
   }
 

@@ -1,0 +1,260 @@
+package dev.tally.aggregator;
+
+import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.fabric8.AggregatorController;
+import dev.tally.report.fabric8.ApiBudget;
+import dev.tally.report.fabric8.LeaderElectionSettings;
+import dev.tally.report.fabric8.RequestFailedException;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code java -jar tally-aggregator.jar [FLAGS]}: report-fabric8's {@link AggregatorController} as
+ * a program (flags in {@link Options#usage()}).
+ *
+ * <p>Readiness ({@code /readyz}): not ready until the first requests succeeded (the controller's
+ * {@code start()}: a GET of the Lease, a LIST of partial reports); then a standby replica is ready
+ * (it campaigns for the Lease and has nothing else to do: only the leader runs informers), and a
+ * leader is ready once it has rebuilt (informers synced, caches applied, owned aggregates re-read
+ * and the difference written: {@link AggregatorController#isRebuilt()}). Not ready from the moment
+ * it is asked to stop.
+ *
+ * <p>On SIGTERM (a JVM shutdown hook): not ready at once; a leader writes what is pending, within
+ * {@code --shutdown-timeout} (a flush that does not finish in time is abandoned between two object
+ * writes: each write is whole, and the next leader rebuilds from the partial reports); then the
+ * controller stops, releasing the Lease, and the process exits 0.
+ */
+public final class Main {
+  static final int EXIT_FAILED = 1;
+  static final int EXIT_USAGE = 2;
+
+  private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+
+  private volatile boolean started;
+  private volatile boolean stopping;
+  private @Nullable AggregatorController controller;
+
+  private Main() {}
+
+  public static void main(String[] args) {
+    int code = new Main().run(args, System.out, System.err);
+    System.out.flush();
+    System.err.flush();
+    System.exit(code);
+  }
+
+  /** Runs until SIGTERM (when the shutdown hook ends the process); returns only to fail. */
+  private int run(String[] args, PrintStream out, PrintStream err) {
+    Options options;
+    try {
+      options = Options.parse(args);
+    } catch (Options.UsageException e) {
+      err.println("tally-aggregator: " + e.getMessage());
+      return EXIT_USAGE;
+    }
+    if (options.help) {
+      out.print(Options.usage());
+      return 0;
+    }
+
+    Config config;
+    KubernetesClient client;
+    try {
+      config =
+          options.kubeconfig != null
+              ? Config.fromKubeconfig(options.context, options.kubeconfig.toFile())
+              : Config.autoConfigure(options.context);
+      // Tally retries what fails (RetryPolicy, within the ApiBudget); fabric8's own retries would
+      // retry under each of Tally's attempts
+      config.setRequestRetryBackoffLimit(0);
+      client = new KubernetesClientBuilder().withConfig(config).build();
+    } catch (RuntimeException e) {
+      err.println(
+          "tally-aggregator: "
+              + (options.kubeconfig != null ? "--kubeconfig " + options.kubeconfig : "kubeconfig")
+              + ": cannot be used: "
+              + RequestFailedException.rootCause(e));
+      return EXIT_FAILED;
+    }
+    String server = config.getMasterUrl();
+    PrometheusMetrics metrics = new PrometheusMetrics();
+
+    LeaderElectionSettings election = null;
+    if (options.leaderElection) {
+      String namespace = options.leaseNamespace;
+      if (namespace == null) {
+        namespace = config.getNamespace() != null ? config.getNamespace() : "default";
+      }
+      election =
+          new LeaderElectionSettings(
+              namespace,
+              options.leaseName,
+              options.identity != null ? options.identity : defaultIdentity(),
+              options.leaseDuration,
+              options.renewDeadline,
+              options.retryPeriod);
+    }
+    AggregatorController.Builder builder =
+        AggregatorController.builder(client)
+            .aggregator(
+                () ->
+                    ReportAggregator.builder()
+                        .grouping(options.grouping)
+                        .format(options.format)
+                        .build())
+            .budget(ApiBudget.of(options.qps, options.burst))
+            .metrics(metrics)
+            .flushWindow(options.flushWindow)
+            .resyncPeriod(options.resyncPeriod)
+            .serverSideApply(options.serverSideApply);
+    if (election != null) {
+      builder.leaderElection(election);
+    }
+    AggregatorController c = builder.build();
+    controller = c;
+    metrics
+        .gauge("tally_leader", "1 while this replica holds the Lease and writes.", () -> lead())
+        .gauge("tally_ready", "1 while /readyz answers 200.", () -> readiness() == null ? 1 : 0);
+
+    HealthServer http = null;
+    if (options.httpPort > 0) {
+      try {
+        http = new HealthServer(options.httpPort, this::readiness, metrics);
+      } catch (IOException e) {
+        err.println(
+            "tally-aggregator: --http-port "
+                + options.httpPort
+                + ": cannot listen: "
+                + RequestFailedException.rootCause(e));
+        c.close();
+        client.close();
+        return EXIT_FAILED;
+      }
+    }
+
+    LOG.info(
+        "starting against {}: grouping {}, format {}, {}",
+        server,
+        options.groupingName,
+        options.format.name().toLowerCase(java.util.Locale.ROOT),
+        election == null
+            ? "no leader election"
+            : "lease "
+                + election.namespace()
+                + "/"
+                + election.leaseName()
+                + " as "
+                + election.identity());
+    try {
+      c.start();
+    } catch (RequestFailedException e) {
+      err.println(
+          "tally-aggregator: cannot start against the API server at "
+              + server
+              + ": "
+              + e.getMessage());
+      c.close();
+      if (http != null) {
+        http.close();
+      }
+      client.close();
+      return EXIT_FAILED;
+    }
+    started = true;
+    HealthServer httpServer = http;
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> stop(c, options, httpServer, client, out, err), "tally-aggregator-stop"));
+    LOG.info(
+        "started{}", http == null ? "" : "; /healthz, /readyz and /metrics on port " + http.port());
+    try {
+      new CountDownLatch(1).await(); // the shutdown hook ends the process
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return EXIT_FAILED;
+  }
+
+  /** The shutdown hook: stop accepting work, write what is pending, release the Lease, exit 0. */
+  private void stop(
+      AggregatorController c,
+      Options options,
+      @Nullable HealthServer http,
+      KubernetesClient client,
+      PrintStream out,
+      PrintStream err) {
+    stopping = true;
+    LOG.info("stopping");
+    if (c.isLeading()) {
+      try {
+        c.flushNow().get(options.shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        LOG.info("the last flush is written");
+      } catch (TimeoutException e) {
+        LOG.warn(
+            "the last flush did not finish within {}: abandoned between two writes; the next"
+                + " leader rebuilds from the partial reports",
+            options.shutdownTimeout);
+      } catch (ExecutionException e) {
+        LOG.warn("the last flush failed: {}", RequestFailedException.rootCause(e));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    c.close(); // stops writing, stops the informers, releases the Lease if held
+    if (http != null) {
+      http.close();
+    }
+    client.close();
+    LOG.info("stopped");
+    out.flush();
+    err.flush();
+    // a SIGTERM ends the JVM with status 143; a stop that went as planned is a success
+    Runtime.getRuntime().halt(0);
+  }
+
+  private @Nullable String readiness() {
+    AggregatorController c = controller;
+    if (stopping) {
+      return "stopping";
+    }
+    if (!started || c == null) {
+      return "starting: the first requests to the API server have not succeeded yet";
+    }
+    if (c.isLeading() && !c.isRebuilt()) {
+      return "leading; rebuilding from the partial reports";
+    }
+    return null;
+  }
+
+  private int lead() {
+    AggregatorController c = controller;
+    return c != null && c.isLeading() ? 1 : 0;
+  }
+
+  /** The pod's name ({@code $POD_NAME}, else {@code $HOSTNAME}, which a pod sets to it). */
+  private static String defaultIdentity() {
+    for (String variable : new String[] {"POD_NAME", "HOSTNAME"}) {
+      String value = System.getenv(variable);
+      if (value != null && !value.isBlank()) {
+        return value;
+      }
+    }
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
+      return "tally-aggregator-" + ProcessHandle.current().pid();
+    }
+  }
+}

@@ -1,0 +1,387 @@
+package dev.tally.aggregator;
+
+import dev.tally.report.api.Grouping;
+import dev.tally.report.api.ReportFormat;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The command line of the aggregator: every flag, its default and its check. {@link #parse} turns
+ * arguments into options or throws a {@link UsageException} whose message names the flag and what
+ * is wrong with it; {@link #usage()} is the text {@code --help} prints.
+ *
+ * <p>Flags take their value as the next argument or after {@code =}; a boolean flag alone means
+ * true ({@code --server-side-apply}), and takes {@code =true} or {@code =false}.
+ */
+public final class Options {
+  /** The groupings the library offers, by the name the flag takes. */
+  static final Map<String, Grouping> GROUPINGS =
+      Map.of(
+          "per-namespace", Grouping.perNamespace(),
+          "per-namespace-and-policy", Grouping.perNamespaceAndPolicy(),
+          "per-subject", Grouping.perSubject());
+
+  private static final List<String> GROUPING_NAMES =
+      List.of("per-namespace", "per-namespace-and-policy", "per-subject");
+
+  private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
+
+  /** A flag of the command line, for the usage text and the parser alike. */
+  private record Flag(String name, @Nullable String value, String help, boolean bool) {}
+
+  private static final List<Flag> FLAGS =
+      List.of(
+          new Flag(
+              "--kubeconfig",
+              "PATH",
+              "kubeconfig to connect with; without it: $KUBECONFIG or ~/.kube/config, else the"
+                  + " pod's service account (in-cluster)",
+              false),
+          new Flag(
+              "--context",
+              "NAME",
+              "the kubeconfig context to use; default: its current-context",
+              false),
+          new Flag(
+              "--grouping",
+              "NAME",
+              "which aggregate results go to: per-namespace (one report per namespace, the"
+                  + " default), per-namespace-and-policy, per-subject (one report per resource,"
+                  + " owned by it)",
+              false),
+          new Flag(
+              "--format",
+              "NAME",
+              "the reports written: wgpolicy (wgpolicyk8s.io/v1alpha2 PolicyReport and"
+                  + " ClusterPolicyReport, the default) or openreports (openreports.io/v1alpha1"
+                  + " Report and ClusterReport)",
+              false),
+          new Flag(
+              "--server-side-apply",
+              null,
+              "write with server-side apply (field manager tally) instead of update",
+              true),
+          new Flag(
+              "--leader-election",
+              null,
+              "elect one writing replica with a Lease; on by default, --leader-election=false"
+                  + " for a single replica",
+              true),
+          new Flag("--lease-name", "NAME", "the Lease's name; default tally-aggregator", false),
+          new Flag(
+              "--lease-namespace",
+              "NS",
+              "the Lease's namespace; default: the pod's namespace in a cluster, the kubeconfig"
+                  + " context's namespace, else default",
+              false),
+          new Flag(
+              "--identity",
+              "ID",
+              "this replica's name in the Lease; default: $POD_NAME, else the host name",
+              false),
+          new Flag("--lease-duration", "DURATION", "how long a Lease holds; default 15s", false),
+          new Flag(
+              "--renew-deadline",
+              "DURATION",
+              "how long the leader tries to renew before it stops writing; default 10s",
+              false),
+          new Flag(
+              "--retry-period",
+              "DURATION",
+              "how often candidates try to acquire or renew; default 2s",
+              false),
+          new Flag(
+              "--http-port",
+              "PORT",
+              "port of /healthz, /readyz and /metrics; default 8080, 0 for none",
+              false),
+          new Flag(
+              "--flush-window",
+              "DURATION",
+              "how long changes are gathered before they are written; default 500ms",
+              false),
+          new Flag(
+              "--resync-period",
+              "DURATION",
+              "how often everything is re-listed as a safety net; default 10m, 0 for never",
+              false),
+          new Flag("--qps", "N", "API requests per second, all of Tally's; default 20", false),
+          new Flag("--burst", "N", "API requests at once; default 40", false),
+          new Flag(
+              "--shutdown-timeout",
+              "DURATION",
+              "on SIGTERM, how long the last flush may take before it is abandoned; default 10s",
+              false),
+          new Flag("--help", null, "print this text and exit", true));
+
+  final @Nullable Path kubeconfig;
+  final @Nullable String context;
+  final String groupingName;
+  final Grouping grouping;
+  final ReportFormat format;
+  final boolean serverSideApply;
+  final boolean leaderElection;
+  final String leaseName;
+  final @Nullable String leaseNamespace;
+  final @Nullable String identity;
+  final Duration leaseDuration;
+  final Duration renewDeadline;
+  final Duration retryPeriod;
+  final int httpPort;
+  final Duration flushWindow;
+  final Duration resyncPeriod;
+  final double qps;
+  final int burst;
+  final Duration shutdownTimeout;
+  final boolean help;
+
+  private Options(Map<String, String> v) {
+    help = bool(v, "--help", false);
+    String kc = v.get("--kubeconfig");
+    if (kc != null) {
+      Path p = Path.of(kc);
+      if (!Files.isRegularFile(p)) {
+        throw new UsageException("--kubeconfig", "no such file: " + kc);
+      }
+      kubeconfig = p;
+    } else {
+      kubeconfig = null;
+    }
+    context = nonBlank(v, "--context");
+    groupingName = v.getOrDefault("--grouping", "per-namespace");
+    Grouping g = GROUPINGS.get(groupingName);
+    if (g == null) {
+      throw new UsageException(
+          "--grouping",
+          "unknown grouping '" + groupingName + "', expected one of " + GROUPING_NAMES);
+    }
+    grouping = g;
+    String f = v.getOrDefault("--format", "wgpolicy");
+    format =
+        switch (f) {
+          case "wgpolicy" -> ReportFormat.WGPOLICY;
+          case "openreports" -> ReportFormat.OPENREPORTS;
+          default ->
+              throw new UsageException(
+                  "--format", "unknown format '" + f + "', expected wgpolicy or openreports");
+        };
+    serverSideApply = bool(v, "--server-side-apply", false);
+    leaderElection = bool(v, "--leader-election", true);
+    leaseName = Optional.ofNullable(nonBlank(v, "--lease-name")).orElse("tally-aggregator");
+    leaseNamespace = nonBlank(v, "--lease-namespace");
+    identity = nonBlank(v, "--identity");
+    leaseDuration = duration(v, "--lease-duration", Duration.ofSeconds(15), false);
+    renewDeadline = duration(v, "--renew-deadline", Duration.ofSeconds(10), false);
+    retryPeriod = duration(v, "--retry-period", Duration.ofSeconds(2), false);
+    if (renewDeadline.compareTo(leaseDuration) >= 0) {
+      throw new UsageException(
+          "--renew-deadline",
+          "must be shorter than --lease-duration ("
+              + text(renewDeadline)
+              + " is not less than "
+              + text(leaseDuration)
+              + ")");
+    }
+    if (retryPeriod.compareTo(renewDeadline) >= 0) {
+      throw new UsageException(
+          "--retry-period",
+          "must be shorter than --renew-deadline ("
+              + text(retryPeriod)
+              + " is not less than "
+              + text(renewDeadline)
+              + ")");
+    }
+    httpPort = number(v, "--http-port", 8080, Integer::parseInt, 0, 65535);
+    flushWindow = duration(v, "--flush-window", Duration.ofMillis(500), true);
+    resyncPeriod = duration(v, "--resync-period", Duration.ofMinutes(10), true);
+    qps = number(v, "--qps", 20.0, Double::parseDouble, 0.001, 100_000.0);
+    burst = number(v, "--burst", 40, Integer::parseInt, 1, 100_000);
+    shutdownTimeout = duration(v, "--shutdown-timeout", Duration.ofSeconds(10), true);
+  }
+
+  /**
+   * Reads the command line.
+   *
+   * @throws UsageException naming the flag and the reason, for an unknown flag, a missing value or
+   *     a value the flag does not take
+   */
+  public static Options parse(String... args) {
+    if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
+      return new Options(Map.of("--help", "true")); // help wins over whatever else is wrong
+    }
+    Map<String, String> values = new LinkedHashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      if (!arg.startsWith("--")) {
+        throw new UsageException(arg, "not a flag (flags start with --; see --help)");
+      }
+      int eq = arg.indexOf('=');
+      String name = eq < 0 ? arg : arg.substring(0, eq);
+      Flag flag = FLAGS.stream().filter(x -> x.name().equals(name)).findFirst().orElse(null);
+      if (flag == null) {
+        throw new UsageException(name, "unknown flag (see --help)");
+      }
+      String value;
+      if (eq >= 0) {
+        value = arg.substring(eq + 1);
+      } else if (flag.bool()) {
+        value = "true";
+      } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
+        value = args[++i];
+      } else {
+        throw new UsageException(name, "needs a value: " + name + " " + flag.value());
+      }
+      if (values.put(name, value) != null) {
+        throw new UsageException(name, "given more than once");
+      }
+    }
+    return new Options(values);
+  }
+
+  /** What {@code --help} prints: every flag with its value and default. */
+  public static String usage() {
+    StringBuilder out = new StringBuilder();
+    out.append("Usage: java -jar tally-aggregator.jar [FLAGS]\n\n")
+        .append("Aggregates Tally's partial reports (tally.dev PartialReport and")
+        .append(" ClusterPartialReport)\ninto policy reports, as report-fabric8's")
+        .append(" AggregatorController, with leader election,\n")
+        .append("/healthz, /readyz and /metrics. Exits 0 after SIGTERM, 2 for a bad flag, 1 when")
+        .append(" it\ncannot start (API server unreachable, access refused).\n\n")
+        .append("Flags (a value follows the flag or '='; DURATION is like 500ms, 15s, 10m,")
+        .append(" 1h):\n");
+    for (Flag f : FLAGS) {
+      String head = "  " + f.name() + (f.value() == null ? "" : " " + f.value());
+      out.append(head);
+      out.append(head.length() >= 30 ? "\n" + " ".repeat(30) : " ".repeat(30 - head.length()));
+      out.append(wrap(f.help(), 30, 100)).append('\n');
+    }
+    return out.toString();
+  }
+
+  private static String wrap(String text, int indent, int width) {
+    StringBuilder out = new StringBuilder();
+    int col = indent;
+    for (String word : text.split(" ")) {
+      if (col > indent && col + 1 + word.length() > width) {
+        out.append('\n').append(" ".repeat(indent));
+        col = indent;
+      } else if (col > indent) {
+        out.append(' ');
+        col++;
+      }
+      out.append(word);
+      col += word.length();
+    }
+    return out.toString();
+  }
+
+  private static @Nullable String nonBlank(Map<String, String> v, String flag) {
+    String value = v.get(flag);
+    if (value != null && value.isBlank()) {
+      throw new UsageException(flag, "must not be empty");
+    }
+    return value;
+  }
+
+  private static boolean bool(Map<String, String> v, String flag, boolean otherwise) {
+    String value = v.get(flag);
+    if (value == null) {
+      return otherwise;
+    }
+    return switch (value.toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new UsageException(flag, "expected true or false, was '" + value + "'");
+    };
+  }
+
+  private static <N extends Comparable<N>> N number(
+      Map<String, String> v, String flag, N otherwise, Function<String, N> parse, N min, N max) {
+    String value = v.get(flag);
+    if (value == null) {
+      return otherwise;
+    }
+    N n;
+    try {
+      n = parse.apply(value.trim());
+    } catch (NumberFormatException e) {
+      throw new UsageException(flag, "not a number: '" + value + "'");
+    }
+    if (n.compareTo(min) < 0 || n.compareTo(max) > 0) {
+      throw new UsageException(flag, "out of range [" + min + ", " + max + "]: " + value);
+    }
+    return n;
+  }
+
+  /** {@code 500ms}, {@code 15s}, {@code 10m}, {@code 1h}, or ISO-8601 such as {@code PT15S}. */
+  static Duration parseDuration(String flag, String value, boolean zeroAllowed) {
+    Duration d;
+    Matcher m = DURATION.matcher(value.trim());
+    if (value.trim().equals("0")) {
+      d = Duration.ZERO;
+    } else if (m.matches()) {
+      long n;
+      try {
+        n = Long.parseLong(m.group(1));
+      } catch (NumberFormatException e) {
+        throw new UsageException(flag, "too large: '" + value + "'");
+      }
+      d =
+          switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            default -> Duration.ofHours(n);
+          };
+    } else {
+      try {
+        d = Duration.parse(value.trim());
+      } catch (DateTimeParseException e) {
+        throw new UsageException(
+            flag, "not a duration: '" + value + "' (expected e.g. 500ms, 15s, 10m, 1h)");
+      }
+    }
+    if (d.isNegative() || (d.isZero() && !zeroAllowed)) {
+      throw new UsageException(flag, "must be more than zero, was '" + value + "'");
+    }
+    return d;
+  }
+
+  private static Duration duration(
+      Map<String, String> v, String flag, Duration otherwise, boolean zeroAllowed) {
+    String value = v.get(flag);
+    return value == null ? otherwise : parseDuration(flag, value, zeroAllowed);
+  }
+
+  private static String text(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+  }
+
+  /** A flag that is unknown, lacks its value or has a value it does not take. */
+  public static final class UsageException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final String flag;
+
+    UsageException(String flag, String reason) {
+      super(flag + ": " + reason);
+      this.flag = flag;
+    }
+
+    /** The flag at fault, as written (without its value). */
+    public String flag() {
+      return flag;
+    }
+  }
+}

@@ -1,0 +1,322 @@
+package dev.tally.aggregator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.report.api.PartialReport;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.ResultStatus;
+import dev.tally.report.api.Subject;
+import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.PartialReportPublisher;
+import dev.tally.report.fabric8.PartialReportResource;
+import dev.tally.report.fabric8.PolicyReportResource;
+import dev.tally.report.fabric8.ReportCodec;
+import dev.tally.testenv.RealKubernetes;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@code java -jar tally-aggregator.jar --kubeconfig …} against the real control plane, as a
+ * service account bound only to the shipped ClusterRole {@code tally-aggregator}: it aggregates
+ * what a producer (bound only to {@code tally-producer}) publishes, its metrics move with the
+ * writes, its probes answer, and SIGTERM stops it with exit 0 and the Lease released.
+ */
+@ExtendWith(RealKubernetes.class)
+class AggregatorJarIT {
+  @Test
+  void theJarAggregatesPartialReportsServesItsProbesAndMetricsAndStopsCleanlyOnSigterm(
+      RealKubernetes.Cluster cluster, @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    String ns = cluster.namespace();
+    applyFromDeploy(admin, "20-clusterroles.yaml");
+    awaitReportKindsServed(admin);
+    KubernetesClient producer = cluster.serviceAccount("producer", "tally-producer");
+    KubernetesClient aggregatorAccount = cluster.serviceAccount("aggregator", "tally-aggregator");
+    Path kubeconfig =
+        kubeconfigFor(cluster, aggregatorAccount, dir.resolve("aggregator.kubeconfig"));
+    int port = freePort();
+
+    try (PartialReportPublisher publisher = PartialReportPublisher.builder(producer).build();
+        JarProcess jar =
+            JarProcess.start(
+                "aggregator",
+                port,
+                "--kubeconfig",
+                kubeconfig.toString(),
+                "--grouping",
+                "per-namespace",
+                "--format",
+                "wgpolicy",
+                "--lease-namespace",
+                ns,
+                "--identity",
+                "replica-a",
+                "--lease-duration=6s",
+                "--renew-deadline=4s",
+                "--retry-period=500ms",
+                "--flush-window=100ms",
+                "--http-port",
+                Integer.toString(port))) {
+      await(jar, "/healthz answers 200", () -> jar.status("/healthz") == 200);
+      // ready once started: a standby has nothing else to do; the leader once it has rebuilt
+      await(jar, "/readyz answers 200", () -> jar.status("/readyz") == 200);
+      metricsWhen(jar, m -> "1".equals(m.get("tally_leader")));
+      await(jar, "/readyz answers 200 as the leader", () -> jar.status("/readyz") == 200);
+      Map<String, String> before = PrometheusMetricsTest.samples(jar.get("/metrics").body());
+      assertThat(jar.get("/metrics").headers().firstValue("Content-Type"))
+          .hasValue(PrometheusMetrics.CONTENT_TYPE);
+      assertThat(before).containsEntry("tally_leader", "1").containsEntry("tally_ready", "1");
+      assertThat(lease(admin, ns).getHolderIdentity()).isEqualTo("replica-a");
+
+      Subject web = subject(admin, ns, "web-0");
+      Subject api = subject(admin, ns, "api-0");
+      publish(publisher, web, "require-labels");
+      publish(publisher, api, "require-labels");
+      await(jar, "the aggregate holds both results", () -> results(admin, ns) == 2);
+      Map<String, String> afterCreate = metricsWhen(jar, m -> count(m, WRITES_CREATE) >= 1);
+      assertThat(count(afterCreate, APPLIED) - count(before, APPLIED)).isGreaterThanOrEqualTo(2);
+      assertThat(count(afterCreate, WRITES_CREATE) - count(before, WRITES_CREATE)).isEqualTo(1);
+      assertThat(count(afterCreate, FLUSHES)).isGreaterThan(count(before, FLUSHES));
+
+      // a newer evaluation of one subject, of another policy (it covers only that policy, so the
+      // first result stays): one update of the same aggregate
+      publish(publisher, web, "disallow-latest");
+      await(
+          jar,
+          "the aggregate holds the new result",
+          () -> results(admin, ns) == 3 && policies(admin, ns).contains("disallow-latest"));
+      Map<String, String> afterUpdate = metricsWhen(jar, m -> count(m, WRITES_UPDATE) >= 1);
+      assertThat(count(afterUpdate, WRITES_UPDATE) - count(afterCreate, WRITES_UPDATE))
+          .isEqualTo(1);
+      assertThat(count(afterUpdate, WRITES_CREATE)).isEqualTo(count(afterCreate, WRITES_CREATE));
+
+      // SIGTERM
+      jar.process.destroy();
+      int code = jar.waitFor(Duration.ofSeconds(60));
+      assertThat(code).as(jar.output()).isZero();
+      LeaseSpec released = lease(admin, ns);
+      assertThat(released.getHolderIdentity()).as("the Lease is released").isNullOrEmpty();
+      assertThat(jar.stderr()).contains("stopped").doesNotContain("\tat ", "ERROR");
+      assertThat(results(admin, ns)).as("the aggregate stays").isEqualTo(3);
+
+      // the next replica acquires the released Lease at once, not after the lease duration
+      try (JarProcess next =
+          JarProcess.start(
+              "aggregator-next",
+              freePort(),
+              "--kubeconfig",
+              kubeconfig.toString(),
+              "--lease-namespace",
+              ns,
+              "--identity",
+              "replica-b",
+              "--lease-duration=60s",
+              "--renew-deadline=40s",
+              "--retry-period=500ms",
+              "--http-port=0")) {
+        await(
+            next,
+            "replica-b holds the Lease",
+            () -> "replica-b".equals(lease(admin, ns).getHolderIdentity()));
+        next.process.destroy();
+        assertThat(next.waitFor(Duration.ofSeconds(60))).as(next.output()).isZero();
+      }
+    }
+  }
+
+  private static final String APPLIED = "tally_partial_reports_applied_total";
+  private static final String WRITES_CREATE = "tally_aggregate_writes_total{verb=\"create\"}";
+  private static final String WRITES_UPDATE = "tally_aggregate_writes_total{verb=\"update\"}";
+  private static final String FLUSHES = "tally_flushes_total";
+
+  private static long count(Map<String, String> metrics, String series) {
+    String value = metrics.get(series);
+    assertThat(value).as(series + " in " + metrics.keySet()).isNotNull();
+    return Long.parseLong(value);
+  }
+
+  private static Map<String, String> metricsWhen(
+      JarProcess jar, java.util.function.Predicate<Map<String, String>> condition)
+      throws Exception {
+    Map<String, String>[] last = new Map[1];
+    await(
+        jar,
+        "the metrics show the writes",
+        () -> {
+          try {
+            last[0] = PrometheusMetricsTest.samples(jar.get("/metrics").body());
+            return condition.test(last[0]);
+          } catch (IOException | InterruptedException e) {
+            return false;
+          }
+        });
+    return last[0];
+  }
+
+  /** A kubeconfig for the service account's token, as a user would write one. */
+  private static Path kubeconfigFor(
+      RealKubernetes.Cluster cluster, KubernetesClient account, Path file) throws IOException {
+    String token = account.getConfiguration().getOauthToken();
+    String ca = cluster.env().adminConfig().getCaCertData();
+    assertThat(token).isNotBlank();
+    assertThat(ca).isNotBlank();
+    return Files.writeString(
+        file,
+        String.join(
+            "\n",
+            "apiVersion: v1",
+            "kind: Config",
+            "clusters:",
+            "- name: testenv",
+            "  cluster:",
+            "    server: " + cluster.env().server(),
+            "    certificate-authority-data: " + ca,
+            "users:",
+            "- name: tally-aggregator",
+            "  user:",
+            "    token: " + token,
+            "contexts:",
+            "- name: tally-aggregator",
+            "  context:",
+            "    cluster: testenv",
+            "    user: tally-aggregator",
+            "    namespace: " + cluster.namespace(),
+            "current-context: tally-aggregator",
+            ""));
+  }
+
+  static void applyFromDeploy(KubernetesClient admin, String file) throws IOException {
+    try (InputStream in = Files.newInputStream(DeployCopiesTest.deployDir().resolve(file))) {
+      for (HasMetadata item : admin.load(in).items()) {
+        admin.resource(item).createOr(existing -> existing.update());
+      }
+    }
+  }
+
+  /**
+   * The control plane installs the report CRDs at start; a CRD answers 429 "storage is
+   * (re)initializing" for a moment after it is Established.
+   */
+  static void awaitReportKindsServed(KubernetesClient admin) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try {
+        admin.resources(PolicyReportResource.class).inAnyNamespace().list();
+        admin.resources(PartialReportResource.class).inAnyNamespace().list();
+        return;
+      } catch (KubernetesClientException e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(200);
+      }
+    }
+  }
+
+  private static LeaseSpec lease(KubernetesClient admin, String ns) {
+    var lease = admin.leases().inNamespace(ns).withName("tally-aggregator").get();
+    assertThat(lease).as("the Lease exists").isNotNull();
+    return lease.getSpec();
+  }
+
+  private static Subject subject(KubernetesClient admin, String ns, String name) {
+    Pod pod =
+        admin
+            .pods()
+            .inNamespace(ns)
+            .resource(
+                new PodBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .withNamespace(ns)
+                    .endMetadata()
+                    .withNewSpec()
+                    .addNewContainer()
+                    .withName("app")
+                    .withImage("registry.invalid/app:1")
+                    .endContainer()
+                    .endSpec()
+                    .build())
+            .create();
+    return Subject.of("v1", "Pod", ns, name, pod.getMetadata().getUid());
+  }
+
+  private static long observed = 1_700_000_000;
+
+  private static void publish(PartialReportPublisher publisher, Subject subject, String policy)
+      throws Exception {
+    publisher
+        .publish(
+            PartialReport.builder()
+                .producer("admission")
+                .subject(subject)
+                .results(
+                    List.of(
+                        Result.builder()
+                            .source("kyverno")
+                            .policy(policy)
+                            .rule("check")
+                            .status(ResultStatus.FAIL)
+                            .message("label 'team' is required")
+                            .build()))
+                .observedAt(Timestamp.ofSeconds(observed++))
+                .build())
+        .get(120, TimeUnit.SECONDS);
+  }
+
+  private static int results(KubernetesClient admin, String ns) {
+    return admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems().stream()
+        .mapToInt(r -> ReportCodec.decode(r).results().size())
+        .sum();
+  }
+
+  private static List<String> policies(KubernetesClient admin, String ns) {
+    return admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems().stream()
+        .flatMap(r -> ReportCodec.decode(r).results().stream())
+        .map(Result::policy)
+        .toList();
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  /** Waits for {@code condition}, at most 90 s; fails with the aggregator's output. */
+  static void await(JarProcess jar, String what, BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    while (!condition.getAsBoolean()) {
+      if (!jar.process.isAlive()) {
+        throw new AssertionError(
+            "the aggregator exited ("
+                + jar.process.exitValue()
+                + ") before: "
+                + what
+                + "\n"
+                + jar.output());
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within 90 s: " + what + "\n" + jar.output());
+      }
+      Thread.sleep(100);
+    }
+  }
+}

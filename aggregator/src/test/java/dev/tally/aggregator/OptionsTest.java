@@ -1,0 +1,169 @@
+package dev.tally.aggregator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.tally.report.api.ReportFormat;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class OptionsTest {
+  /** Every flag the aggregator takes; the usage text must list each. */
+  static final List<String> FLAGS =
+      List.of(
+          "--kubeconfig",
+          "--context",
+          "--grouping",
+          "--format",
+          "--server-side-apply",
+          "--leader-election",
+          "--lease-name",
+          "--lease-namespace",
+          "--identity",
+          "--lease-duration",
+          "--renew-deadline",
+          "--retry-period",
+          "--http-port",
+          "--flush-window",
+          "--resync-period",
+          "--qps",
+          "--burst",
+          "--shutdown-timeout",
+          "--help");
+
+  @Test
+  void helpIsRecognisedAndTheUsageListsEveryFlag() {
+    assertThat(Options.parse("--help").help).isTrue();
+    assertThat(Options.parse("-h").help).isTrue();
+    // help wins over whatever else is wrong on the line
+    assertThat(Options.parse("--grouping", "nope", "--help").help).isTrue();
+    String usage = Options.usage();
+    for (String flag : FLAGS) {
+      assertThat(usage).as(flag).containsPattern("(?m)^  " + flag + "\\b");
+    }
+    assertThat(usage).contains("per-namespace-and-policy", "per-subject", "openreports");
+  }
+
+  @Test
+  void theDefaults() {
+    Options o = Options.parse();
+    assertThat(o.help).isFalse();
+    assertThat(o.kubeconfig).isNull();
+    assertThat(o.groupingName).isEqualTo("per-namespace");
+    assertThat(o.grouping.id()).isEqualTo("namespace");
+    assertThat(o.format).isEqualTo(ReportFormat.WGPOLICY);
+    assertThat(o.leaderElection).isTrue();
+    assertThat(o.leaseName).isEqualTo("tally-aggregator");
+    assertThat(o.leaseNamespace).isNull();
+    assertThat(o.identity).isNull();
+    assertThat(o.leaseDuration).isEqualTo(Duration.ofSeconds(15));
+    assertThat(o.renewDeadline).isEqualTo(Duration.ofSeconds(10));
+    assertThat(o.retryPeriod).isEqualTo(Duration.ofSeconds(2));
+    assertThat(o.httpPort).isEqualTo(8080);
+    assertThat(o.flushWindow).isEqualTo(Duration.ofMillis(500));
+    assertThat(o.resyncPeriod).isEqualTo(Duration.ofMinutes(10));
+    assertThat(o.qps).isEqualTo(20.0);
+    assertThat(o.burst).isEqualTo(40);
+    assertThat(o.serverSideApply).isFalse();
+  }
+
+  @Test
+  void valuesFollowTheFlagOrAnEqualsSign(@TempDir Path dir) throws IOException {
+    Path kubeconfig = Files.writeString(dir.resolve("config"), "apiVersion: v1\n");
+    Options o =
+        Options.parse(
+            "--kubeconfig",
+            kubeconfig.toString(),
+            "--grouping=per-subject",
+            "--format",
+            "openreports",
+            "--leader-election=false",
+            "--server-side-apply",
+            "--lease-namespace=ops",
+            "--identity",
+            "replica-a",
+            "--lease-duration=4s",
+            "--renew-deadline=3000ms",
+            "--retry-period=PT0.3S",
+            "--http-port=0",
+            "--resync-period=0",
+            "--qps=5.5",
+            "--burst=7");
+    assertThat(o.kubeconfig).isEqualTo(kubeconfig);
+    assertThat(o.grouping.id()).isEqualTo("subject");
+    assertThat(o.format).isEqualTo(ReportFormat.OPENREPORTS);
+    assertThat(o.leaderElection).isFalse();
+    assertThat(o.serverSideApply).isTrue();
+    assertThat(o.leaseNamespace).isEqualTo("ops");
+    assertThat(o.identity).isEqualTo("replica-a");
+    assertThat(o.leaseDuration).isEqualTo(Duration.ofSeconds(4));
+    assertThat(o.renewDeadline).isEqualTo(Duration.ofSeconds(3));
+    assertThat(o.retryPeriod).isEqualTo(Duration.ofMillis(300));
+    assertThat(o.httpPort).isZero();
+    assertThat(o.resyncPeriod).isZero();
+    assertThat(o.qps).isEqualTo(5.5);
+    assertThat(o.burst).isEqualTo(7);
+    assertThat(Options.parse("--grouping", "per-namespace-and-policy").grouping.id())
+        .isEqualTo("policy");
+  }
+
+  @Test
+  void anUnknownFlagIsNamed() {
+    assertUsageError(
+        new String[] {"--grouping=per-namespace", "--bogus", "1"}, "--bogus", "unknown flag");
+    assertUsageError(new String[] {"--bogus=1"}, "--bogus", "unknown flag");
+    assertUsageError(new String[] {"per-namespace"}, "per-namespace", "not a flag");
+  }
+
+  @Test
+  void aBadValueNamesTheFlagAndTheReason() {
+    assertUsageError(
+        new String[] {"--grouping", "per-team"},
+        "--grouping",
+        "unknown grouping 'per-team', expected one of [per-namespace, per-namespace-and-policy,"
+            + " per-subject]");
+    assertUsageError(
+        new String[] {"--format", "policyreports"},
+        "--format",
+        "unknown format 'policyreports', expected wgpolicy or openreports");
+    assertUsageError(new String[] {"--http-port", "eighty"}, "--http-port", "not a number");
+    assertUsageError(new String[] {"--http-port", "70000"}, "--http-port", "out of range");
+    assertUsageError(new String[] {"--burst=0"}, "--burst", "out of range");
+    assertUsageError(new String[] {"--qps=-1"}, "--qps", "out of range");
+    assertUsageError(new String[] {"--flush-window", "soon"}, "--flush-window", "not a duration");
+    assertUsageError(new String[] {"--lease-duration=0"}, "--lease-duration", "more than zero");
+    assertUsageError(
+        new String[] {"--leader-election=maybe"}, "--leader-election", "expected true or false");
+    assertUsageError(new String[] {"--identity="}, "--identity", "must not be empty");
+    assertUsageError(
+        new String[] {"--kubeconfig", "/no/such/kubeconfig"}, "--kubeconfig", "no such file");
+    assertUsageError(
+        new String[] {"--lease-duration=5s", "--renew-deadline=10s"},
+        "--renew-deadline",
+        "must be shorter than --lease-duration");
+    assertUsageError(
+        new String[] {"--retry-period=10s"},
+        "--retry-period",
+        "must be shorter than --renew-deadline");
+  }
+
+  @Test
+  void aMissingValueOrARepeatedFlagIsNamed() {
+    assertUsageError(new String[] {"--kubeconfig"}, "--kubeconfig", "needs a value");
+    assertUsageError(
+        new String[] {"--grouping", "--format", "openreports"}, "--grouping", "needs a value");
+    assertUsageError(new String[] {"--qps=1", "--qps=2"}, "--qps", "given more than once");
+  }
+
+  private static void assertUsageError(String[] args, String flag, String reason) {
+    var e = catchThrowableOfType(() -> Options.parse(args), Options.UsageException.class);
+    assertThat(e).as(String.join(" ", args)).isNotNull();
+    assertThat(e.flag()).isEqualTo(flag);
+    assertThat(e.getMessage()).startsWith(flag + ": ").contains(reason);
+  }
+}
