@@ -344,7 +344,9 @@ public final class AggregatorController implements AutoCloseable {
       if (released) {
         LOG.info("{} released the lease {}/{}", e.identity(), e.namespace(), e.leaseName());
       }
-    } catch (KubernetesClientException | ApiInterruptedException ex) {
+    } catch (RuntimeException ex) {
+      // a refused or failed request, or a client closed under this controller (the process is
+      // going away): close() never throws for it; the Lease expires within its duration
       LOG.warn(
           "{} could not release the lease {}/{}: {}; it expires within its duration",
           e.identity(),
