@@ -42,8 +42,10 @@ class DeployManifestsIT {
             "Namespace",
             "CustomResourceDefinition",
             "CustomResourceDefinition",
-            "ClusterRole",
-            "ClusterRole",
+            "ClusterRole", // tally-aggregator
+            "ClusterRole", // tally-producer
+            "ClusterRole", // tally-audit-member
+            "ClusterRole", // tally-audit-coordination
             "ServiceAccount",
             "ClusterRoleBinding",
             "Deployment");
