@@ -436,8 +436,8 @@ final class DefaultReportAggregator implements ReportAggregator {
       bytes = 0;
       sum = 0;
       for (Result x : view) {
-        bytes += EncodedSize.of(x, values) + 1;
-        sum += Fingerprint.result(x, values);
+        bytes += x.encodedSize() + 1;
+        sum += x.digest();
       }
     }
     r.effective = view;

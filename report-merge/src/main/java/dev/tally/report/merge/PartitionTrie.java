@@ -256,7 +256,7 @@ final class PartitionTrie {
     }
     long b = 0;
     for (Result x : piece) {
-      b += EncodedSize.of(x) + 1;
+      b += x.encodedSize() + 1;
     }
     return b;
   }
@@ -265,7 +265,7 @@ final class PartitionTrie {
     int ones = 0;
     boolean[] isOne = new boolean[piece.length];
     for (int i = 0; i < piece.length; i++) {
-      isOne[i] = bit(Fingerprint.result(piece[i]), bitIndex) == 1;
+      isOne[i] = bit(piece[i].digest(), bitIndex) == 1;
       if (isOne[i]) {
         ones++;
       }
@@ -491,7 +491,7 @@ final class PartitionTrie {
       }
       long s = 0;
       for (Result x : piece) {
-        s += Fingerprint.result(x);
+        s += x.digest();
       }
       return s;
     }

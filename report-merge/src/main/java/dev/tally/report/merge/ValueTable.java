@@ -4,6 +4,7 @@ import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +36,9 @@ final class ValueTable implements ValueFacts {
   private int rebuildAt = MIN_REBUILD_SIZE;
   private boolean removed;
   private @Nullable Timestamp lastTimestamp;
+
+  /** The last held value of each field {@link #recent} is asked for. */
+  private final @Nullable String[] recent = new String[3];
 
   /** The held instance equal to {@code s}. */
   String string(String s) {
@@ -81,21 +85,35 @@ final class ValueTable implements ValueFacts {
    * object. {@code r} itself when it already is.
    */
   Result result(Result r, List<Subject> subjectOnly) {
-    String source = string(r.source());
-    String policy = string(r.policy());
+    String source = recent(r.source(), 0);
+    String policy = recent(r.policy(), 1);
     String rule = string(r.rule());
-    String category = string(r.category());
+    String category = recent(r.category(), 2);
     String message = string(r.message());
     List<Subject> resources = r.resources();
     if (resources.isEmpty() && r.resourceSelector().isEmpty()) {
-      resources = subjectOnly;
-    } else if (resources.size() == 1) {
+      // a different result: the subject is filled in, so its digest and size change
+      return r.toBuilder()
+          .source(source)
+          .policy(policy)
+          .rule(rule)
+          .category(category)
+          .message(message)
+          .resources(subjectOnly)
+          .timestamp(r.timestamp().map(this::timestamp).orElse(null))
+          .build();
+    }
+    if (resources.size() == 1) {
       Subject only = resources.get(0);
-      Subject held = subject(only);
-      if (held == subjectOnly.get(0)) {
+      Subject subject = subjectOnly.get(0);
+      // most results name the partial report's own subject: an equality test, no look-up
+      if (only == subject || only.equals(subject)) {
         resources = subjectOnly;
-      } else if (held != only) {
-        resources = List.of(held);
+      } else {
+        Subject held = subject(only);
+        if (held != only) {
+          resources = List.of(held);
+        }
       }
     } else if (!resources.isEmpty()) {
       Subject[] held = new Subject[resources.size()];
@@ -109,24 +127,22 @@ final class ValueTable implements ValueFacts {
       }
     }
     Timestamp timestamp = r.timestamp().map(this::timestamp).orElse(null);
-    if (source == r.source()
-        && policy == r.policy()
-        && rule == r.rule()
-        && category == r.category()
-        && message == r.message()
-        && resources == r.resources()
-        && timestamp == r.timestamp().orElse(null)) {
-      return r;
+    return r.withValues(source, policy, rule, category, message, resources, timestamp);
+  }
+
+  /**
+   * The held instance equal to {@code s}, for a field whose value repeats from one result to the
+   * next (the results of one evaluation share a source, and a policy's rules its name and
+   * category): compared with the last one first, looked up only when it differs.
+   */
+  private String recent(String s, int field) {
+    String last = recent[field];
+    if (last != null && (last == s || last.equals(s))) {
+      return last;
     }
-    return r.toBuilder()
-        .source(source)
-        .policy(policy)
-        .rule(rule)
-        .category(category)
-        .message(message)
-        .resources(resources)
-        .timestamp(timestamp)
-        .build();
+    String held = string(s);
+    recent[field] = held;
+    return held;
   }
 
   /** The held instance equal to {@code key}. */
@@ -220,6 +236,7 @@ final class ValueTable implements ValueFacts {
     }
     strings = keptStrings;
     subjects = keptSubjects;
+    Arrays.fill(recent, null);
     keys = keptKeys;
     rebuildAt = Math.max(MIN_REBUILD_SIZE, 2 * (strings.size() + subjects.size() + keys.size()));
     removed = false;
