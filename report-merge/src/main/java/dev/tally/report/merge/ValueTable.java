@@ -26,32 +26,40 @@ import org.jspecify.annotations.Nullable;
 final class ValueTable implements ValueFacts {
   private static final int MIN_REBUILD_SIZE = 4096;
 
-  private record StringFacts(String value, long digest, int jsonSize) {}
+  /** A held subject and its digest, which every register of the subject is made with. */
+  private record SubjectFacts(Subject value, long digest) {}
 
-  private record SubjectFacts(Subject value, long digest, int jsonSize) {}
+  /**
+   * Each held string, by itself. Results carry their own digest and size, so nothing is kept per
+   * string but the instance.
+   */
+  private Map<String, String> strings = new HashMap<>();
 
-  private Map<String, StringFacts> strings = new HashMap<>();
   private Map<Subject, SubjectFacts> subjects = new HashMap<>();
   private Map<CoverageKey, CoverageKey> keys = new HashMap<>();
   private int rebuildAt = MIN_REBUILD_SIZE;
   private boolean removed;
   private @Nullable Timestamp lastTimestamp;
 
+  /**
+   * Held rules and messages by what they usually follow from (the policy; the policy, rule and
+   * status) and their length: two-way direct-mapped caches, so that a rule or message met before in
+   * the same context is found by one comparison instead of a hash of all its characters.
+   */
+  private final @Nullable String[] rules = new String[2 * (1 << RULE_BITS)];
+
+  private final @Nullable String[] messages = new String[2 * (1 << MESSAGE_BITS)];
+
+  private static final int RULE_BITS = 8;
+  private static final int MESSAGE_BITS = 10;
+
   /** The last held value of each field {@link #recent} is asked for. */
   private final @Nullable String[] recent = new String[3];
 
   /** The held instance equal to {@code s}. */
   String string(String s) {
-    return stringFacts(s).value;
-  }
-
-  private StringFacts stringFacts(String s) {
-    StringFacts f = strings.get(s);
-    if (f == null) {
-      f = new StringFacts(s, Fingerprint.stringDigest(s), EncodedSize.string(s));
-      strings.put(s, f);
-    }
-    return f;
+    String held = strings.putIfAbsent(s, s);
+    return held == null ? s : held;
   }
 
   /** The held instance equal to {@code s}, made of held strings. */
@@ -73,10 +81,7 @@ final class ValueTable implements ValueFacts {
                 && uid == s.uid()
             ? s
             : new Subject(apiVersion, kind, namespace, name, uid);
-    subjects.put(
-        held,
-        new SubjectFacts(
-            held, Fingerprint.subjectDigest(held, this), EncodedSize.subject(held, this)));
+    subjects.put(held, new SubjectFacts(held, Fingerprint.subjectDigest(held, ValueFacts.DIRECT)));
     return held;
   }
 
@@ -87,9 +92,14 @@ final class ValueTable implements ValueFacts {
   Result result(Result r, List<Subject> subjectOnly) {
     String source = recent(r.source(), 0);
     String policy = recent(r.policy(), 1);
-    String rule = string(r.rule());
+    String rule = cached(rules, policy.hashCode() * 31 + r.rule().length(), r.rule());
     String category = recent(r.category(), 2);
-    String message = string(r.message());
+    String message =
+        cached(
+            messages,
+            ((policy.hashCode() * 31 + rule.hashCode()) * 31 + r.status().ordinal()) * 31
+                + r.message().length(),
+            r.message());
     List<Subject> resources = r.resources();
     if (resources.isEmpty() && r.resourceSelector().isEmpty()) {
       // a different result: the subject is filled in, so its digest and size change
@@ -128,6 +138,26 @@ final class ValueTable implements ValueFacts {
     }
     Timestamp timestamp = r.timestamp().map(this::timestamp).orElse(null);
     return r.withValues(source, policy, rule, category, message, resources, timestamp);
+  }
+
+  /** The held instance equal to {@code s}, looked up first in {@code cache} at {@code context}. */
+  private String cached(@Nullable String[] cache, int context, String s) {
+    int bits = Integer.numberOfTrailingZeros(cache.length) - 1;
+    int slot = ((context * 0x9E3779B9) >>> (32 - bits)) << 1;
+    String first = cache[slot];
+    if (first != null && (first == s || first.equals(s))) {
+      return first;
+    }
+    String second = cache[slot + 1];
+    if (second != null && (second == s || second.equals(s))) {
+      cache[slot + 1] = first;
+      cache[slot] = second;
+      return second;
+    }
+    String held = string(s);
+    cache[slot + 1] = first;
+    cache[slot] = held;
+    return held;
   }
 
   /**
@@ -171,14 +201,12 @@ final class ValueTable implements ValueFacts {
 
   @Override
   public long digest(String s) {
-    StringFacts f = strings.get(s);
-    return f != null ? f.digest : Fingerprint.stringDigest(s);
+    return Fingerprint.stringDigest(s);
   }
 
   @Override
   public int jsonSize(String s) {
-    StringFacts f = strings.get(s);
-    return f != null ? f.jsonSize : EncodedSize.string(s);
+    return EncodedSize.string(s);
   }
 
   @Override
@@ -189,8 +217,7 @@ final class ValueTable implements ValueFacts {
 
   @Override
   public int jsonSize(Subject s) {
-    SubjectFacts f = subjects.get(s);
-    return f != null ? f.jsonSize : EncodedSize.subject(s, this);
+    return EncodedSize.subject(s, this);
   }
 
   /**
@@ -217,7 +244,7 @@ final class ValueTable implements ValueFacts {
 
   /** Keeps only the values of {@code live} registers, which must be made of held values. */
   void rebuild(Iterable<Register> live) {
-    Map<String, StringFacts> keptStrings = new HashMap<>();
+    Map<String, String> keptStrings = new HashMap<>();
     Map<Subject, SubjectFacts> keptSubjects = new HashMap<>();
     Map<CoverageKey, CoverageKey> keptKeys = new HashMap<>();
     for (Register r : live) {
@@ -237,20 +264,22 @@ final class ValueTable implements ValueFacts {
     strings = keptStrings;
     subjects = keptSubjects;
     Arrays.fill(recent, null);
+    Arrays.fill(rules, null);
+    Arrays.fill(messages, null);
     keys = keptKeys;
     rebuildAt = Math.max(MIN_REBUILD_SIZE, 2 * (strings.size() + subjects.size() + keys.size()));
     removed = false;
   }
 
-  private void keep(String s, Map<String, StringFacts> kept) {
-    StringFacts f = strings.get(s);
-    if (f != null) {
-      kept.putIfAbsent(s, f);
+  private void keep(String s, Map<String, String> kept) {
+    String held = strings.get(s);
+    if (held != null) {
+      kept.putIfAbsent(held, held);
     }
   }
 
   private void keep(
-      Subject s, Map<String, StringFacts> keptStrings, Map<Subject, SubjectFacts> keptSubjects) {
+      Subject s, Map<String, String> keptStrings, Map<Subject, SubjectFacts> keptSubjects) {
     SubjectFacts f = subjects.get(s);
     if (f != null && keptSubjects.putIfAbsent(s, f) == null) {
       keep(s.apiVersion(), keptStrings);
