@@ -149,8 +149,10 @@ final class DefaultReportAggregator implements ReportAggregator {
     List<Subject> subjectOnly = List.of(subject);
     values.evaluatedAt(order.observedAt());
     var contents = MergeRule.registerContents(p, r -> values.result(r, subjectOnly));
+    long uidPath = Fingerprint.pathPrefix(uid);
     for (var e : contents.entrySet()) {
-      Register r = new Register(subject, values.key(e.getKey()), order, e.getValue(), values);
+      Register r =
+          new Register(subject, values.key(e.getKey()), order, e.getValue(), values, uidPath);
       budget.checkFits(p, r);
       Register old = held.get(e.getKey());
       if (old == null || MergeRule.wins(order, r.digest, old.order, old.digest)) {

@@ -61,6 +61,20 @@ final class Register {
 
   /** A register whose digests and sizes come from {@code facts}. */
   Register(Subject subject, CoverageKey key, Order order, Result[] results, ValueFacts facts) {
+    this(subject, key, order, results, facts, Fingerprint.pathPrefix(subject.uid()));
+  }
+
+  /**
+   * The same, with {@link Fingerprint#pathPrefix} of the subject's uid, which every register of the
+   * subject shares.
+   */
+  Register(
+      Subject subject,
+      CoverageKey key,
+      Order order,
+      Result[] results,
+      ValueFacts facts,
+      long uidPathPrefix) {
     this.uid = subject.uid();
     this.key = key;
     this.subject = subject;
@@ -75,7 +89,7 @@ final class Register {
     this.resultsHash = hash;
     this.resultsBytes = bytes;
     this.digest = MergeRule.digest(facts.digest(subject), results.length, hash);
-    this.pathHash = Fingerprint.of(uid, key.source(), key.policy());
+    this.pathHash = Fingerprint.path(uidPathPrefix, key.source(), key.policy());
     this.effective = results;
     this.effectiveBytes = bytes;
     this.effectiveHash = hash;

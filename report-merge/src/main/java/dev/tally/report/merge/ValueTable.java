@@ -177,9 +177,36 @@ final class ValueTable implements ValueFacts {
 
   /** The held instance equal to {@code key}. */
   CoverageKey key(CoverageKey key) {
+    // a key met before is usually in the cache, found by one comparison without hashing
+    String policy = key.policy();
+    int length = policy.length();
+    int context =
+        ((length * 31 + policy.charAt(0)) * 31 + policy.charAt(length - 1)) * 31
+            + key.source().length();
+    int slot = ((context * 0x9E3779B9) >>> (32 - KEY_BITS)) << 1;
+    CoverageKey first = recentKeys[slot];
+    if (first != null && (first == key || first.equals(key))) {
+      return first;
+    }
+    CoverageKey second = recentKeys[slot + 1];
+    if (second != null && (second == key || second.equals(key))) {
+      recentKeys[slot + 1] = first;
+      recentKeys[slot] = second;
+      return second;
+    }
     CoverageKey held = keys.putIfAbsent(key, key);
-    return held == null ? key : held;
+    if (held == null) {
+      held = key;
+    }
+    recentKeys[slot + 1] = first;
+    recentKeys[slot] = held;
+    return held;
   }
+
+  private static final int KEY_BITS = 8;
+
+  /** Held coverage keys by their policy's length and ends: a two-way direct-mapped cache. */
+  private final @Nullable CoverageKey[] recentKeys = new CoverageKey[2 * (1 << KEY_BITS)];
 
   /**
    * Announces the time of the evaluation whose results come next: they are usually stamped with it,
@@ -266,6 +293,7 @@ final class ValueTable implements ValueFacts {
     Arrays.fill(recent, null);
     Arrays.fill(rules, null);
     Arrays.fill(messages, null);
+    Arrays.fill(recentKeys, null);
     keys = keptKeys;
     rebuildAt = Math.max(MIN_REBUILD_SIZE, 2 * (strings.size() + subjects.size() + keys.size()));
     removed = false;
