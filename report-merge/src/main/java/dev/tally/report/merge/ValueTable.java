@@ -62,7 +62,7 @@ final class ValueTable implements ValueFacts {
     return held == null ? s : held;
   }
 
-  /** The held instance equal to {@code s}, made of held strings. */
+  /** The held instance equal to {@code s}, made of held strings but for its own name and uid. */
   Subject subject(Subject s) {
     SubjectFacts f = subjects.get(s);
     if (f != null) {
@@ -71,8 +71,10 @@ final class ValueTable implements ValueFacts {
     String apiVersion = string(s.apiVersion());
     String kind = string(s.kind());
     String namespace = string(s.namespace());
-    String name = string(s.name());
-    String uid = string(s.uid());
+    // a name and a uid are one subject's (equal subjects share the held one): interning them
+    // separately would only grow the table by two entries per subject
+    String name = s.name();
+    String uid = s.uid();
     Subject held =
         apiVersion == s.apiVersion()
                 && kind == s.kind()
