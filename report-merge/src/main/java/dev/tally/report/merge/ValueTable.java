@@ -112,7 +112,7 @@ final class ValueTable implements ValueFacts {
           .category(category)
           .message(message)
           .resources(subjectOnly)
-          .timestamp(r.timestamp().map(this::timestamp).orElse(null))
+          .timestamp(heldTimestamp(r))
           .build();
     }
     if (resources.size() == 1) {
@@ -138,7 +138,7 @@ final class ValueTable implements ValueFacts {
         resources = List.of(held);
       }
     }
-    Timestamp timestamp = r.timestamp().map(this::timestamp).orElse(null);
+    Timestamp timestamp = heldTimestamp(r);
     return r.withValues(source, policy, rule, category, message, resources, timestamp);
   }
 
@@ -216,6 +216,11 @@ final class ValueTable implements ValueFacts {
    */
   void evaluatedAt(Timestamp observedAt) {
     lastTimestamp = observedAt;
+  }
+
+  private @Nullable Timestamp heldTimestamp(Result r) {
+    Timestamp t = r.timestamp().orElse(null);
+    return t == null ? null : timestamp(t);
   }
 
   /** The results of one evaluation usually share one timestamp: hold it once. */
