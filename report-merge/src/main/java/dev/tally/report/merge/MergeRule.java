@@ -81,7 +81,11 @@ final class MergeRule {
       return out;
     }
     // a handful of keys: each result finds its key by comparing strings, no key made per result
-    CoverageKey[] keys = coverage.toArray(new CoverageKey[0]);
+    CoverageKey[] keys = new CoverageKey[coverage.size()];
+    int next = 0;
+    for (CoverageKey key : coverage) {
+      keys[next++] = key;
+    }
     Result[] normalized = new Result[results.size()];
     int[] keyOf = new int[normalized.length];
     int[] counts = new int[keys.length];

@@ -50,11 +50,16 @@ final class ValueTable implements ValueFacts {
 
   private final @Nullable String[] messages = new String[2 * (1 << MESSAGE_BITS)];
 
+  /** Held policies by source and length and ends, categories by policy: the same kind of cache. */
+  private final @Nullable String[] policies = new String[2 * (1 << RULE_BITS)];
+
+  private final @Nullable String[] categories = new String[2 * (1 << RULE_BITS)];
+
   private static final int RULE_BITS = 8;
   private static final int MESSAGE_BITS = 10;
 
   /** The last held value of each field {@link #recent} is asked for. */
-  private final @Nullable String[] recent = new String[3];
+  private final @Nullable String[] recent = new String[1];
 
   /** The held instance equal to {@code s}. */
   String string(String s) {
@@ -93,9 +98,16 @@ final class ValueTable implements ValueFacts {
    */
   Result result(Result r, List<Subject> subjectOnly) {
     String source = recent(r.source(), 0);
-    String policy = recent(r.policy(), 1);
+    String rawPolicy = r.policy();
+    int policyLength = rawPolicy.length();
+    String policy =
+        cached(
+            policies,
+            ((source.hashCode() * 31 + policyLength) * 31 + rawPolicy.charAt(0)) * 31
+                + rawPolicy.charAt(policyLength - 1),
+            rawPolicy);
     String rule = cached(rules, policy.hashCode() * 31 + r.rule().length(), r.rule());
-    String category = recent(r.category(), 2);
+    String category = cached(categories, policy.hashCode(), r.category());
     String message =
         cached(
             messages,
@@ -164,8 +176,8 @@ final class ValueTable implements ValueFacts {
 
   /**
    * The held instance equal to {@code s}, for a field whose value repeats from one result to the
-   * next (the results of one evaluation share a source, and a policy's rules its name and
-   * category): compared with the last one first, looked up only when it differs.
+   * next (the results of one evaluation usually share their source): compared with the last one
+   * first, looked up only when it differs.
    */
   private String recent(String s, int field) {
     String last = recent[field];
@@ -300,6 +312,8 @@ final class ValueTable implements ValueFacts {
     Arrays.fill(recent, null);
     Arrays.fill(rules, null);
     Arrays.fill(messages, null);
+    Arrays.fill(policies, null);
+    Arrays.fill(categories, null);
     Arrays.fill(recentKeys, null);
     keys = keptKeys;
     rebuildAt = Math.max(MIN_REBUILD_SIZE, 2 * (strings.size() + subjects.size() + keys.size()));
