@@ -154,7 +154,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       Register r =
           new Register(subject, values.key(e.getKey()), order, e.getValue(), values, uidPath);
       budget.checkFits(p, r);
-      Register old = held.get(e.getKey());
+      Register old = held.get(r.key);
       if (old == null || MergeRule.wins(order, r.digest, old.order, old.digest)) {
         incoming.add(r);
         delta += r.results.length - (old == null ? 0 : old.results.length);
