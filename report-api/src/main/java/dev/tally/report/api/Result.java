@@ -28,17 +28,29 @@ public final class Result {
   private final List<Subject> resources;
   private final @Nullable LabelSelector resourceSelector;
 
+  /** {@link #digest()} and {@link #encodedSize()}, computed once, while validating. */
+  private final long digest;
+
+  private final int encodedSize;
+
   private Result(Builder b) {
-    this.source = Checks.optional("source", b.source, Checks.MAX_IDENTIFIER);
-    this.policy = Checks.required("policy", b.policy, Checks.MAX_IDENTIFIER);
-    this.rule = Checks.optional("rule", b.rule, Checks.MAX_IDENTIFIER);
+    // one pass over each string: validation, digest and encoded size together
+    ResultFacts facts = new ResultFacts();
+    this.source = facts.text("source", b.source, Checks.MAX_IDENTIFIER, false);
+    this.policy = facts.text("policy", b.policy, Checks.MAX_IDENTIFIER, true);
+    this.rule = facts.text("rule", b.rule, Checks.MAX_IDENTIFIER, false);
     this.status = Checks.nonNull("result", b.status);
+    facts.quoted("result", status.ordinal(), status.wireName());
     this.severity = b.severity;
-    this.category = Checks.optional("category", b.category, Checks.MAX_IDENTIFIER);
-    this.message = Checks.optional("message", b.message, Checks.MAX_MESSAGE);
+    facts.severity(severity);
+    this.category = facts.text("category", b.category, Checks.MAX_IDENTIFIER, false);
+    this.message = facts.text("message", b.message, Checks.MAX_MESSAGE, false);
     this.scored = b.scored;
+    facts.scored(scored);
     this.properties = Checks.stringMap("properties", b.properties, Checks.MAX_PROPERTY_VALUE);
+    facts.properties(properties);
     this.timestamp = b.timestamp;
+    facts.timestamp(timestamp);
     Checks.nonNull("resources", b.resources);
     if (b.resources.size() > Checks.MAX_MAP_ENTRIES) {
       throw new InvalidReportException(
@@ -46,7 +58,87 @@ public final class Result {
           "has " + b.resources.size() + " entries, at most " + Checks.MAX_MAP_ENTRIES + " allowed");
     }
     this.resources = Checks.listOf("resources", b.resources);
+    facts.resources(resources);
     this.resourceSelector = b.resourceSelector;
+    facts.selector(resourceSelector);
+    this.digest = facts.digest();
+    this.encodedSize = facts.encodedSize();
+  }
+
+  /** A copy of {@code r} made of the given instances, equal to its own values. */
+  private Result(
+      Result r,
+      String source,
+      String policy,
+      String rule,
+      String category,
+      String message,
+      List<Subject> resources,
+      @Nullable Timestamp timestamp) {
+    this.source = source;
+    this.policy = policy;
+    this.rule = rule;
+    this.status = r.status;
+    this.severity = r.severity;
+    this.category = category;
+    this.message = message;
+    this.scored = r.scored;
+    this.properties = r.properties;
+    this.timestamp = timestamp;
+    this.resources = resources;
+    this.resourceSelector = r.resourceSelector;
+    this.digest = r.digest;
+    this.encodedSize = r.encodedSize;
+  }
+
+  /**
+   * This result with the given source, policy, rule, category, message, resources and timestamp,
+   * its other fields kept: what {@code toBuilder()} with those values and {@code build()} make.
+   * When the values are equal to this result's own (other instances of them, as a caller that holds
+   * one instance of each equal value passes so that the results it keeps share them), the copy is
+   * made without validating, digesting or measuring anything again; this result itself when every
+   * instance already is its own.
+   *
+   * @throws InvalidReportException naming the first invalid field, as {@link Builder#build()}
+   */
+  public Result withValues(
+      String source,
+      String policy,
+      String rule,
+      String category,
+      String message,
+      List<Subject> resources,
+      @Nullable Timestamp timestamp) {
+    if (source == this.source
+        && policy == this.policy
+        && rule == this.rule
+        && category == this.category
+        && message == this.message
+        && resources == this.resources
+        && timestamp == this.timestamp) {
+      return this;
+    }
+    if (this.source.equals(source)
+        && this.policy.equals(policy)
+        && this.rule.equals(rule)
+        && this.category.equals(category)
+        && this.message.equals(message)
+        && Objects.equals(this.timestamp, timestamp)
+        // equal to a list without nulls: holds none
+        && (resources == this.resources || this.resources.equals(resources))) {
+      // an immutable copy as the builder makes it: a caller's immutable list is taken as it is
+      List<Subject> held = resources == this.resources ? resources : List.copyOf(resources);
+      return new Result(this, source, policy, rule, category, message, held, timestamp);
+    }
+    return toBuilder()
+        .source(source)
+        .policy(policy)
+        .rule(rule)
+        .category(category)
+        .message(message)
+        .resources(resources)
+        .timestamp(timestamp)
+        .build();
   }
 
   public static Builder builder() {
@@ -119,6 +211,24 @@ public final class Result {
 
   public Optional<LabelSelector> resourceSelector() {
     return Optional.ofNullable(resourceSelector);
+  }
+
+  /**
+   * A stable 64-bit digest of every field: equal results have equal digests, the same in every JVM,
+   * run and platform (FNV-1a over each string's UTF-16 code units, finished with SplitMix64's
+   * mixer). Computed once, when the result is built; the merge compares, partitions and hashes
+   * results by it without reading their strings again.
+   */
+  public long digest() {
+    return digest;
+  }
+
+  /**
+   * The bytes of this result's compact UTF-8 JSON object as Tally's adapter writes it (empty
+   * strings, empty maps and absent values left out). Computed once, when the result is built.
+   */
+  public int encodedSize() {
+    return encodedSize;
   }
 
   /** The (source, policy) this result belongs to. */

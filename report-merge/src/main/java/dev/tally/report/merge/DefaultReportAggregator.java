@@ -149,10 +149,12 @@ final class DefaultReportAggregator implements ReportAggregator {
     List<Subject> subjectOnly = List.of(subject);
     values.evaluatedAt(order.observedAt());
     var contents = MergeRule.registerContents(p, r -> values.result(r, subjectOnly));
+    long uidPath = Fingerprint.pathPrefix(uid);
     for (var e : contents.entrySet()) {
-      Register r = new Register(subject, values.key(e.getKey()), order, e.getValue(), values);
+      Register r =
+          new Register(subject, values.key(e.getKey()), order, e.getValue(), values, uidPath);
       budget.checkFits(p, r);
-      Register old = held.get(e.getKey());
+      Register old = held.get(r.key);
       if (old == null || MergeRule.wins(order, r.digest, old.order, old.digest)) {
         incoming.add(r);
         delta += r.results.length - (old == null ? 0 : old.results.length);
@@ -436,8 +438,8 @@ final class DefaultReportAggregator implements ReportAggregator {
       bytes = 0;
       sum = 0;
       for (Result x : view) {
-        bytes += EncodedSize.of(x, values) + 1;
-        sum += Fingerprint.result(x, values);
+        bytes += x.encodedSize() + 1;
+        sum += x.digest();
       }
     }
     r.effective = view;
@@ -458,6 +460,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       return null;
     }
     Grouping grouping = config.grouping();
+    String namespace = r.subject.namespace();
     String name;
     try {
       name = grouping.groupOf(r.subject, r.key);
@@ -476,8 +479,16 @@ final class DefaultReportAggregator implements ReportAggregator {
               + " and "
               + r.key);
     }
-    return new GroupKey(r.subject.namespace(), name);
+    // the registers of one partial report usually go to the group of the one before
+    Group last = lastGroup;
+    if (last != null && last.key.name().equals(name) && last.key.namespace().equals(namespace)) {
+      return last.key;
+    }
+    return new GroupKey(namespace, name);
   }
+
+  /** The group a register was last found in, or null; never a group no longer held. */
+  private @Nullable Group lastGroup;
 
   /** Whether each group is one subject's: user code, so a failure names the grouping. */
   private boolean scoped() {
@@ -494,7 +505,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     if (key == null) {
       throw new IllegalStateException("register without a group: " + r.subject.display());
     }
-    Group g = groups.get(key);
+    Group g = lastGroup != null && lastGroup.key == key ? lastGroup : groups.get(key);
     if (g == null) {
       // the byte budget of a scoped group depends on its scope: this subject's until it has more
       Optional<Subject> scope = scoped() ? Optional.of(r.subject) : Optional.empty();
@@ -503,6 +514,7 @@ final class DefaultReportAggregator implements ReportAggregator {
               key, config.format().kindFor(key.namespace()), config.grouping().id(), budget, scope);
       groups.put(key, g);
     }
+    lastGroup = g;
     return g;
   }
 
@@ -571,6 +583,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       g.dirty = false;
       if (g.trie.isEmpty() && g.published.isEmpty()) {
         groups.remove(g.key);
+        lastGroup = null;
       }
     };
   }
@@ -635,6 +648,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       g.dirty = false;
       if (g.trie.isEmpty()) {
         it.remove();
+        lastGroup = null;
       }
     }
     dirty.clear();

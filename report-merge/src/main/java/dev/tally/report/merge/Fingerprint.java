@@ -41,6 +41,19 @@ final class Fingerprint {
     return mix(h);
   }
 
+  /**
+   * {@link #of}{@code (uid, source, policy)} in two steps: the state after {@code uid}, computed
+   * once for all registers of a subject, then {@link #path} for each (source, policy).
+   */
+  static long pathPrefix(String uid) {
+    return string(FNV_OFFSET, uid);
+  }
+
+  /** {@code of(uid, source, policy)} from {@code pathPrefix(uid)}. */
+  static long path(long prefix, String source, String policy) {
+    return mix(string(string(prefix, source), policy));
+  }
+
   static long value(long h, long v) {
     return (h ^ mix(v)) * FNV_PRIME;
   }

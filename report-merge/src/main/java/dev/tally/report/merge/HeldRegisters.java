@@ -45,7 +45,8 @@ final class HeldRegisters implements Iterable<Register> {
 
   private int indexOf(CoverageKey key) {
     for (int i = 0; i < size; i++) {
-      if (registers[i].key.equals(key)) {
+      CoverageKey k = registers[i].key;
+      if (k == key || k.equals(key)) { // held keys are shared: usually the same instance
         return i;
       }
     }

@@ -67,20 +67,59 @@ final class MergeRule {
   static Map<CoverageKey, Result[]> registerContents(
       PartialReport p, UnaryOperator<Result> normal) {
     var coverage = p.effectiveCoverage();
-    Map<CoverageKey, List<Result>> byKey = new HashMap<>(coverage.size() * 2);
-    for (Result r : p.results()) {
-      byKey.computeIfAbsent(r.coverageKey(), k -> new ArrayList<>()).add(normal.apply(r));
-    }
+    List<Result> results = p.results();
     Map<CoverageKey, Result[]> out = new HashMap<>(coverage.size() * 2);
+    if (coverage.size() > FEW_KEYS) {
+      Map<CoverageKey, List<Result>> byKey = new HashMap<>(coverage.size() * 2);
+      for (Result r : results) {
+        byKey.computeIfAbsent(r.coverageKey(), k -> new ArrayList<>()).add(normal.apply(r));
+      }
+      for (CoverageKey key : coverage) {
+        List<Result> list = byKey.get(key);
+        out.put(key, list == null ? NONE : sortedDistinct(list.toArray(NONE)));
+      }
+      return out;
+    }
+    // a handful of keys: each result finds its key by comparing strings, no key made per result
+    CoverageKey[] keys = new CoverageKey[coverage.size()];
+    int next = 0;
     for (CoverageKey key : coverage) {
-      List<Result> list = byKey.get(key);
-      out.put(key, list == null ? NONE : sortedDistinct(list));
+      keys[next++] = key;
+    }
+    Result[] normalized = new Result[results.size()];
+    int[] keyOf = new int[normalized.length];
+    int[] counts = new int[keys.length];
+    for (int i = 0; i < normalized.length; i++) {
+      Result r = normal.apply(results.get(i));
+      int k = 0;
+      while (!(r.policy().equals(keys[k].policy()) && r.source().equals(keys[k].source()))) {
+        k++; // every result is in the coverage, checked when the partial report was made
+      }
+      normalized[i] = r;
+      keyOf[i] = k;
+      counts[k]++;
+    }
+    for (int k = 0; k < keys.length; k++) {
+      if (counts[k] == 0) {
+        out.put(keys[k], NONE);
+        continue;
+      }
+      Result[] mine = new Result[counts[k]];
+      int n = 0;
+      for (int i = 0; i < normalized.length; i++) {
+        if (keyOf[i] == k) {
+          mine[n++] = normalized[i];
+        }
+      }
+      out.put(keys[k], sortedDistinct(mine));
     }
     return out;
   }
 
-  private static Result[] sortedDistinct(List<Result> list) {
-    Result[] a = list.toArray(NONE);
+  /** Up to this many keys, results find theirs by comparison rather than by a map. */
+  private static final int FEW_KEYS = 8;
+
+  private static Result[] sortedDistinct(Result[] a) {
     if (a.length < 2) {
       return a;
     }

@@ -6,12 +6,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Splits one group into partitions that respect the limits, stably.
@@ -182,21 +183,23 @@ final class PartitionTrie {
     in.bytes = leaf.bytes;
     Leaf zero = new Leaf(depth + 1, leaf.hi, leaf.lo);
     Leaf one = new Leaf(depth + 1, withBit(leaf.hi, depth), withBit(leaf.lo, depth - 64));
-    leaf.forEachPiece(
-        (r, piece) -> {
-          if (depth < REGISTER_BITS) {
-            (bit(r.pathHash, depth) == 0 ? zero : one)
-                .put(r, piece, piece.length, bytesOf(r, piece));
-          } else {
-            Result[][] halves = byResultBit(piece, depth - REGISTER_BITS);
-            if (halves[0].length > 0) {
-              zero.put(r, halves[0], halves[0].length, bytesOf(r, halves[0]));
-            }
-            if (halves[1].length > 0) {
-              one.put(r, halves[1], halves[1].length, bytesOf(r, halves[1]));
-            }
-          }
-        });
+    // in the leaf's order, so that what was in canonical order stays in order in both halves
+    for (int i = 0; i < leaf.size; i++) {
+      Register r = leaf.registers[i];
+      Result[] piece = leaf.pieceOf(r);
+      boolean inOrder = i < leaf.ordered;
+      if (depth < REGISTER_BITS) {
+        (bit(r.pathHash, depth) == 0 ? zero : one).put(r, piece, inOrder);
+      } else {
+        Result[][] halves = byResultBit(piece, depth - REGISTER_BITS);
+        if (halves[0].length > 0) {
+          zero.put(r, halves[0], inOrder);
+        }
+        if (halves[1].length > 0) {
+          one.put(r, halves[1], inOrder);
+        }
+      }
+    }
     in.zero = fits(zero.count, zero.bytes) || zero.depth >= MAX_DEPTH ? zero : split(zero);
     in.one = fits(one.count, one.bytes) || one.depth >= MAX_DEPTH ? one : split(one);
     return in;
@@ -208,7 +211,8 @@ final class PartitionTrie {
     Leaf first = firstLeaf(in);
     leaf.hi = first.hi & prefixMask(in.depth);
     leaf.lo = in.depth > 64 ? first.lo & prefixMask(in.depth - 64) : 0L;
-    Map<Register, List<Result[]>> pieces = new TreeMap<>(Register.ORDER);
+    // by identity, in the order met; the leaf orders its registers when it is read
+    Map<Register, List<Result[]>> pieces = new LinkedHashMap<>();
     walk(
         in,
         l -> l.forEachPiece((r, p) -> pieces.computeIfAbsent(r, k -> new ArrayList<>()).add(p)));
@@ -254,7 +258,7 @@ final class PartitionTrie {
     }
     long b = 0;
     for (Result x : piece) {
-      b += EncodedSize.of(x) + 1;
+      b += x.encodedSize() + 1;
     }
     return b;
   }
@@ -263,7 +267,7 @@ final class PartitionTrie {
     int ones = 0;
     boolean[] isOne = new boolean[piece.length];
     for (int i = 0; i < piece.length; i++) {
-      isOne[i] = bit(Fingerprint.result(piece[i]), bitIndex) == 1;
+      isOne[i] = bit(piece[i].digest(), bitIndex) == 1;
       if (isOne[i]) {
         ones++;
       }
@@ -314,7 +318,18 @@ final class PartitionTrie {
     }
   }
 
-  /** One partition: registers (or pieces of an oversized one) in canonical order. */
+  /**
+   * One partition: registers (or pieces of an oversized one). Their canonical order is established
+   * only when it is read ({@link #results}, {@link #first}): registers are appended as they come,
+   * and the order is made once per flush by sorting what was appended since and merging it into the
+   * part already in order with a binary search each. So a full load sorts each partition once (n
+   * log n comparisons in all, no shifting per register), a split keeps what was in order in order,
+   * and an upsert merges its few registers into the ordered rest.
+   *
+   * <p>The results of the ordered registers are kept in one array in the same order, so that a
+   * flush reads one array rather than one per register (each a cache miss on a large state), and an
+   * upsert moves runs of it.
+   */
   static final class Leaf extends Node {
     /** The path prefix: the first 64 bits, then the next 64. */
     long hi;
@@ -322,15 +337,28 @@ final class PartitionTrie {
     long lo;
 
     /**
-     * The registers in {@link Register#ORDER}, the number of results each has here, and all those
-     * results in one array in the same order: a flush copies one array instead of walking a tree of
-     * registers, and the leaf holds three arrays rather than a tree node per register.
+     * The registers: {@code [0, ordered)} in {@link Register#ORDER}, then those appended since, in
+     * no order.
      */
     private Register[] registers = NO_REGISTERS;
 
-    private int[] lengths = NO_LENGTHS;
-    private Result[] flat = NO_RESULTS;
     private int size;
+    private int ordered;
+
+    /** The number of results each ordered register has here. */
+    private int[] lengths = NO_LENGTHS;
+
+    /** The results of the ordered registers, in canonical order: {@code [0, flatCount)}. */
+    private Result[] flat = NO_RESULTS;
+
+    private int flatCount;
+
+    /**
+     * The pieces of registers that have only part of their results here (a register alone larger
+     * than a partition, split by its results' digests); null while there is none, the common case:
+     * every other register has its whole view here.
+     */
+    private @Nullable IdentityHashMap<Register, Result[]> pieces;
 
     long resultSum;
     final int[] statusCounts = new int[ResultStatus.values().length];
@@ -346,72 +374,94 @@ final class PartitionTrie {
 
     /** The first register in canonical order; the leaf must not be empty. */
     Register first() {
+      order();
       return registers[0];
     }
 
-    /** Each register with its results here, in canonical order. */
-    void forEachPiece(BiConsumer<Register, Result[]> action) {
-      int offset = 0;
-      for (int i = 0; i < size; i++) {
-        Register r = registers[i];
-        int n = lengths[i];
-        // a piece as long as the register's view is the view itself, which has cached totals
-        action.accept(
-            r,
-            n == r.effective.length ? r.effective : Arrays.copyOfRange(flat, offset, offset + n));
-        offset += n;
-      }
-    }
-
-    /** Where {@code r} is, or {@code -(insertion point) - 1}. */
-    private int indexOf(Register r) {
-      int low = 0;
-      int high = size - 1;
-      while (low <= high) {
-        int mid = (low + high) >>> 1;
-        int c = Register.ORDER.compare(registers[mid], r);
-        if (c < 0) {
-          low = mid + 1;
-        } else if (c > 0) {
-          high = mid - 1;
-        } else {
-          return mid;
+    /** The results of {@code r} here. */
+    private Result[] pieceOf(Register r) {
+      if (pieces != null) {
+        Result[] p = pieces.get(r);
+        if (p != null) {
+          return p;
         }
       }
-      return -(low + 1);
+      return r.effective;
     }
 
-    private int offsetOf(int index) {
-      int offset = 0;
-      for (int i = 0; i < index; i++) {
-        offset += lengths[i];
+    /** Each register with its results here, in no particular order. */
+    void forEachPiece(BiConsumer<Register, Result[]> action) {
+      for (int i = 0; i < size; i++) {
+        Register r = registers[i];
+        action.accept(r, pieceOf(r));
       }
-      return offset;
+    }
+
+    /** Puts the registers in canonical order: sorts those appended since, merges them in. */
+    private void order() {
+      if (ordered == size) {
+        return;
+      }
+      Register[] tail = Arrays.copyOfRange(registers, ordered, size);
+      Arrays.sort(tail, Register.ORDER);
+      if (lengths.length < size) {
+        lengths = Arrays.copyOf(lengths, registers.length);
+      }
+      if (flat.length < count) {
+        flat = Arrays.copyOf(flat, Math.max(count, flat.length + (flat.length >> 1)));
+      }
+      // from the end: each tail register finds its place in the ordered part by a binary search,
+      // the run of ordered registers (and their results) after it moves right in one copy
+      int end = ordered; // the ordered registers still to place are [0, end)
+      int flatEnd = flatCount; // and their results [0, flatEnd)
+      int write = size;
+      int flatWrite = count;
+      for (int j = tail.length - 1; j >= 0; j--) {
+        Register t = tail[j];
+        int low = 0;
+        int high = end;
+        while (low < high) {
+          int mid = (low + high) >>> 1;
+          if (Register.ORDER.compare(registers[mid], t) < 0) {
+            low = mid + 1;
+          } else {
+            high = mid;
+          }
+        }
+        int run = end - low;
+        int runResults = 0;
+        for (int i = low; i < end; i++) {
+          runResults += lengths[i];
+        }
+        write -= run;
+        System.arraycopy(registers, low, registers, write, run);
+        System.arraycopy(lengths, low, lengths, write, run);
+        flatWrite -= runResults;
+        flatEnd -= runResults;
+        System.arraycopy(flat, flatEnd, flat, flatWrite, runResults);
+        end = low;
+        Result[] piece = pieceOf(t);
+        write--;
+        registers[write] = t;
+        lengths[write] = piece.length;
+        flatWrite -= piece.length;
+        System.arraycopy(piece, 0, flat, flatWrite, piece.length);
+      }
+      ordered = size;
+      flatCount = count;
     }
 
     void put(Register r, Result[] piece, int n, long b) {
-      int index = indexOf(r);
-      if (index >= 0) {
-        throw new IllegalStateException(
-            "register " + r.key + " of " + r.uid + " is already in this leaf");
-      }
-      index = -index - 1;
-      int offset = offsetOf(index);
       if (size == registers.length) {
-        int capacity = Math.max(4, size * 2);
-        registers = Arrays.copyOf(registers, capacity);
-        lengths = Arrays.copyOf(lengths, capacity);
+        registers = Arrays.copyOf(registers, Math.max(4, size * 2));
       }
-      System.arraycopy(registers, index, registers, index + 1, size - index);
-      System.arraycopy(lengths, index, lengths, index + 1, size - index);
-      registers[index] = r;
-      lengths[index] = n;
-      size++;
-      if (count + n > flat.length) {
-        flat = Arrays.copyOf(flat, Math.max(count + n, flat.length * 2));
+      registers[size++] = r;
+      if (n != r.effective.length) {
+        if (pieces == null) {
+          pieces = new IdentityHashMap<>();
+        }
+        pieces.put(r, piece);
       }
-      System.arraycopy(flat, offset, flat, offset + n, count - offset);
-      System.arraycopy(piece, 0, flat, offset, n);
       count += n;
       bytes += b;
       resultSum += sum(r, piece);
@@ -421,19 +471,55 @@ final class PartitionTrie {
       dirty = true;
     }
 
+    /**
+     * {@link #put}; {@code inOrder} when {@code r} comes in canonical order after every register
+     * put so far, so that a leaf filled in order needs no sort.
+     */
+    private void put(Register r, Result[] piece, boolean inOrder) {
+      boolean allOrdered = ordered == size;
+      put(r, piece, piece.length, bytesOf(r, piece));
+      if (inOrder && allOrdered) {
+        if (lengths.length < size) {
+          lengths = Arrays.copyOf(lengths, registers.length);
+        }
+        lengths[ordered++] = piece.length;
+        if (flat.length < flatCount + piece.length) {
+          flat = Arrays.copyOf(flat, Math.max(flatCount + piece.length, flat.length * 2));
+        }
+        System.arraycopy(piece, 0, flat, flatCount, piece.length);
+        flatCount += piece.length;
+      }
+    }
+
     void take(Register r, int n, long b, Result[] piece) {
-      int index = indexOf(r);
-      if (index < 0 || lengths[index] != n) {
+      int index = -1;
+      for (int i = size - 1; i >= 0; i--) {
+        if (registers[i] == r) {
+          index = i;
+          break;
+        }
+      }
+      if (index < 0 || pieceOf(r).length != n) {
         throw new IllegalStateException(
             "register " + r.key + " of " + r.uid + " is not in this leaf");
       }
-      int offset = offsetOf(index);
+      if (index < ordered) {
+        int offset = 0;
+        for (int i = 0; i < index; i++) {
+          offset += lengths[i];
+        }
+        System.arraycopy(flat, offset + n, flat, offset, flatCount - offset - n);
+        Arrays.fill(flat, flatCount - n, flatCount, null);
+        flatCount -= n;
+        System.arraycopy(lengths, index + 1, lengths, index, ordered - index - 1);
+        ordered--;
+      }
       System.arraycopy(registers, index + 1, registers, index, size - index - 1);
-      System.arraycopy(lengths, index + 1, lengths, index, size - index - 1);
       size--;
       registers[size] = null;
-      System.arraycopy(flat, offset + n, flat, offset, count - offset - n);
-      Arrays.fill(flat, count - n, count, null);
+      if (pieces != null && pieces.remove(r) != null && pieces.isEmpty()) {
+        pieces = null;
+      }
       count -= n;
       bytes -= b;
       resultSum -= sum(r, piece);
@@ -449,7 +535,7 @@ final class PartitionTrie {
       }
       long s = 0;
       for (Result x : piece) {
-        s += Fingerprint.result(x);
+        s += x.digest();
       }
       return s;
     }
@@ -489,9 +575,10 @@ final class PartitionTrie {
 
     /**
      * The results of this partition in canonical order, as an immutable list that {@code
-     * List.copyOf} returns as it is: one copy on a flush, the largest cost of an upsert.
+     * List.copyOf} returns as it is.
      */
     List<Result> results() {
+      order();
       return List.of(flat.length == count ? flat : Arrays.copyOf(flat, count));
     }
   }

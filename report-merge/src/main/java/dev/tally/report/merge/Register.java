@@ -61,6 +61,20 @@ final class Register {
 
   /** A register whose digests and sizes come from {@code facts}. */
   Register(Subject subject, CoverageKey key, Order order, Result[] results, ValueFacts facts) {
+    this(subject, key, order, results, facts, Fingerprint.pathPrefix(subject.uid()));
+  }
+
+  /**
+   * The same, with {@link Fingerprint#pathPrefix} of the subject's uid, which every register of the
+   * subject shares.
+   */
+  Register(
+      Subject subject,
+      CoverageKey key,
+      Order order,
+      Result[] results,
+      ValueFacts facts,
+      long uidPathPrefix) {
     this.uid = subject.uid();
     this.key = key;
     this.subject = subject;
@@ -69,13 +83,13 @@ final class Register {
     long hash = 0;
     int bytes = 0;
     for (Result x : results) {
-      hash += Fingerprint.result(x, facts);
-      bytes += EncodedSize.of(x, facts) + 1;
+      hash += x.digest(); // equal to Fingerprint.result(x), computed when x was built
+      bytes += x.encodedSize() + 1;
     }
     this.resultsHash = hash;
     this.resultsBytes = bytes;
     this.digest = MergeRule.digest(facts.digest(subject), results.length, hash);
-    this.pathHash = Fingerprint.of(uid, key.source(), key.policy());
+    this.pathHash = Fingerprint.path(uidPathPrefix, key.source(), key.policy());
     this.effective = results;
     this.effectiveBytes = bytes;
     this.effectiveHash = hash;

@@ -4,6 +4,7 @@ import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,32 +26,48 @@ import org.jspecify.annotations.Nullable;
 final class ValueTable implements ValueFacts {
   private static final int MIN_REBUILD_SIZE = 4096;
 
-  private record StringFacts(String value, long digest, int jsonSize) {}
+  /** A held subject and its digest, which every register of the subject is made with. */
+  private record SubjectFacts(Subject value, long digest) {}
 
-  private record SubjectFacts(Subject value, long digest, int jsonSize) {}
+  /**
+   * Each held string, by itself. Results carry their own digest and size, so nothing is kept per
+   * string but the instance.
+   */
+  private Map<String, String> strings = new HashMap<>();
 
-  private Map<String, StringFacts> strings = new HashMap<>();
   private Map<Subject, SubjectFacts> subjects = new HashMap<>();
   private Map<CoverageKey, CoverageKey> keys = new HashMap<>();
   private int rebuildAt = MIN_REBUILD_SIZE;
   private boolean removed;
   private @Nullable Timestamp lastTimestamp;
 
+  /**
+   * Held rules and messages by what they usually follow from (the policy; the policy, rule and
+   * status) and their length: two-way direct-mapped caches, so that a rule or message met before in
+   * the same context is found by one comparison instead of a hash of all its characters.
+   */
+  private final @Nullable String[] rules = new String[2 * (1 << RULE_BITS)];
+
+  private final @Nullable String[] messages = new String[2 * (1 << MESSAGE_BITS)];
+
+  /** Held policies by source and length and ends, categories by policy: the same kind of cache. */
+  private final @Nullable String[] policies = new String[2 * (1 << RULE_BITS)];
+
+  private final @Nullable String[] categories = new String[2 * (1 << RULE_BITS)];
+
+  private static final int RULE_BITS = 8;
+  private static final int MESSAGE_BITS = 10;
+
+  /** The last held value of each field {@link #recent} is asked for. */
+  private final @Nullable String[] recent = new String[1];
+
   /** The held instance equal to {@code s}. */
   String string(String s) {
-    return stringFacts(s).value;
+    String held = strings.putIfAbsent(s, s);
+    return held == null ? s : held;
   }
 
-  private StringFacts stringFacts(String s) {
-    StringFacts f = strings.get(s);
-    if (f == null) {
-      f = new StringFacts(s, Fingerprint.stringDigest(s), EncodedSize.string(s));
-      strings.put(s, f);
-    }
-    return f;
-  }
-
-  /** The held instance equal to {@code s}, made of held strings. */
+  /** The held instance equal to {@code s}, made of held strings but for its own name and uid. */
   Subject subject(Subject s) {
     SubjectFacts f = subjects.get(s);
     if (f != null) {
@@ -59,8 +76,10 @@ final class ValueTable implements ValueFacts {
     String apiVersion = string(s.apiVersion());
     String kind = string(s.kind());
     String namespace = string(s.namespace());
-    String name = string(s.name());
-    String uid = string(s.uid());
+    // a name and a uid are one subject's (equal subjects share the held one): interning them
+    // separately would only grow the table by two entries per subject
+    String name = s.name();
+    String uid = s.uid();
     Subject held =
         apiVersion == s.apiVersion()
                 && kind == s.kind()
@@ -69,10 +88,7 @@ final class ValueTable implements ValueFacts {
                 && uid == s.uid()
             ? s
             : new Subject(apiVersion, kind, namespace, name, uid);
-    subjects.put(
-        held,
-        new SubjectFacts(
-            held, Fingerprint.subjectDigest(held, this), EncodedSize.subject(held, this)));
+    subjects.put(held, new SubjectFacts(held, Fingerprint.subjectDigest(held, ValueFacts.DIRECT)));
     return held;
   }
 
@@ -81,21 +97,47 @@ final class ValueTable implements ValueFacts {
    * object. {@code r} itself when it already is.
    */
   Result result(Result r, List<Subject> subjectOnly) {
-    String source = string(r.source());
-    String policy = string(r.policy());
-    String rule = string(r.rule());
-    String category = string(r.category());
-    String message = string(r.message());
+    String source = recent(r.source(), 0);
+    String rawPolicy = r.policy();
+    int policyLength = rawPolicy.length();
+    String policy =
+        cached(
+            policies,
+            ((source.hashCode() * 31 + policyLength) * 31 + rawPolicy.charAt(0)) * 31
+                + rawPolicy.charAt(policyLength - 1),
+            rawPolicy);
+    String rule = cached(rules, policy.hashCode() * 31 + r.rule().length(), r.rule());
+    String category = cached(categories, policy.hashCode(), r.category());
+    String message =
+        cached(
+            messages,
+            ((policy.hashCode() * 31 + rule.hashCode()) * 31 + r.status().ordinal()) * 31
+                + r.message().length(),
+            r.message());
     List<Subject> resources = r.resources();
     if (resources.isEmpty() && r.resourceSelector().isEmpty()) {
-      resources = subjectOnly;
-    } else if (resources.size() == 1) {
+      // a different result: the subject is filled in, so its digest and size change
+      return r.toBuilder()
+          .source(source)
+          .policy(policy)
+          .rule(rule)
+          .category(category)
+          .message(message)
+          .resources(subjectOnly)
+          .timestamp(heldTimestamp(r))
+          .build();
+    }
+    if (resources.size() == 1) {
       Subject only = resources.get(0);
-      Subject held = subject(only);
-      if (held == subjectOnly.get(0)) {
+      Subject subject = subjectOnly.get(0);
+      // most results name the partial report's own subject: an equality test, no look-up
+      if (only == subject || only.equals(subject)) {
         resources = subjectOnly;
-      } else if (held != only) {
-        resources = List.of(held);
+      } else {
+        Subject held = subject(only);
+        if (held != only) {
+          resources = List.of(held);
+        }
       }
     } else if (!resources.isEmpty()) {
       Subject[] held = new Subject[resources.size()];
@@ -108,32 +150,77 @@ final class ValueTable implements ValueFacts {
         resources = List.of(held);
       }
     }
-    Timestamp timestamp = r.timestamp().map(this::timestamp).orElse(null);
-    if (source == r.source()
-        && policy == r.policy()
-        && rule == r.rule()
-        && category == r.category()
-        && message == r.message()
-        && resources == r.resources()
-        && timestamp == r.timestamp().orElse(null)) {
-      return r;
+    Timestamp timestamp = heldTimestamp(r);
+    return r.withValues(source, policy, rule, category, message, resources, timestamp);
+  }
+
+  /** The held instance equal to {@code s}, looked up first in {@code cache} at {@code context}. */
+  private String cached(@Nullable String[] cache, int context, String s) {
+    int bits = Integer.numberOfTrailingZeros(cache.length) - 1;
+    int slot = ((context * 0x9E3779B9) >>> (32 - bits)) << 1;
+    String first = cache[slot];
+    if (first != null && (first == s || first.equals(s))) {
+      return first;
     }
-    return r.toBuilder()
-        .source(source)
-        .policy(policy)
-        .rule(rule)
-        .category(category)
-        .message(message)
-        .resources(resources)
-        .timestamp(timestamp)
-        .build();
+    String second = cache[slot + 1];
+    if (second != null && (second == s || second.equals(s))) {
+      cache[slot + 1] = first;
+      cache[slot] = second;
+      return second;
+    }
+    String held = string(s);
+    cache[slot + 1] = first;
+    cache[slot] = held;
+    return held;
+  }
+
+  /**
+   * The held instance equal to {@code s}, for a field whose value repeats from one result to the
+   * next (the results of one evaluation usually share their source): compared with the last one
+   * first, looked up only when it differs.
+   */
+  private String recent(String s, int field) {
+    String last = recent[field];
+    if (last != null && (last == s || last.equals(s))) {
+      return last;
+    }
+    String held = string(s);
+    recent[field] = held;
+    return held;
   }
 
   /** The held instance equal to {@code key}. */
   CoverageKey key(CoverageKey key) {
+    // a key met before is usually in the cache, found by one comparison without hashing
+    String policy = key.policy();
+    int length = policy.length();
+    int context =
+        ((length * 31 + policy.charAt(0)) * 31 + policy.charAt(length - 1)) * 31
+            + key.source().length();
+    int slot = ((context * 0x9E3779B9) >>> (32 - KEY_BITS)) << 1;
+    CoverageKey first = recentKeys[slot];
+    if (first != null && (first == key || first.equals(key))) {
+      return first;
+    }
+    CoverageKey second = recentKeys[slot + 1];
+    if (second != null && (second == key || second.equals(key))) {
+      recentKeys[slot + 1] = first;
+      recentKeys[slot] = second;
+      return second;
+    }
     CoverageKey held = keys.putIfAbsent(key, key);
-    return held == null ? key : held;
+    if (held == null) {
+      held = key;
+    }
+    recentKeys[slot + 1] = first;
+    recentKeys[slot] = held;
+    return held;
   }
+
+  private static final int KEY_BITS = 8;
+
+  /** Held coverage keys by their policy's length and ends: a two-way direct-mapped cache. */
+  private final @Nullable CoverageKey[] recentKeys = new CoverageKey[2 * (1 << KEY_BITS)];
 
   /**
    * Announces the time of the evaluation whose results come next: they are usually stamped with it,
@@ -141,6 +228,11 @@ final class ValueTable implements ValueFacts {
    */
   void evaluatedAt(Timestamp observedAt) {
     lastTimestamp = observedAt;
+  }
+
+  private @Nullable Timestamp heldTimestamp(Result r) {
+    Timestamp t = r.timestamp().orElse(null);
+    return t == null ? null : timestamp(t);
   }
 
   /** The results of one evaluation usually share one timestamp: hold it once. */
@@ -155,14 +247,12 @@ final class ValueTable implements ValueFacts {
 
   @Override
   public long digest(String s) {
-    StringFacts f = strings.get(s);
-    return f != null ? f.digest : Fingerprint.stringDigest(s);
+    return Fingerprint.stringDigest(s);
   }
 
   @Override
   public int jsonSize(String s) {
-    StringFacts f = strings.get(s);
-    return f != null ? f.jsonSize : EncodedSize.string(s);
+    return EncodedSize.string(s);
   }
 
   @Override
@@ -173,8 +263,7 @@ final class ValueTable implements ValueFacts {
 
   @Override
   public int jsonSize(Subject s) {
-    SubjectFacts f = subjects.get(s);
-    return f != null ? f.jsonSize : EncodedSize.subject(s, this);
+    return EncodedSize.subject(s, this);
   }
 
   /**
@@ -201,7 +290,7 @@ final class ValueTable implements ValueFacts {
 
   /** Keeps only the values of {@code live} registers, which must be made of held values. */
   void rebuild(Iterable<Register> live) {
-    Map<String, StringFacts> keptStrings = new HashMap<>();
+    Map<String, String> keptStrings = new HashMap<>();
     Map<Subject, SubjectFacts> keptSubjects = new HashMap<>();
     Map<CoverageKey, CoverageKey> keptKeys = new HashMap<>();
     for (Register r : live) {
@@ -220,20 +309,26 @@ final class ValueTable implements ValueFacts {
     }
     strings = keptStrings;
     subjects = keptSubjects;
+    Arrays.fill(recent, null);
+    Arrays.fill(rules, null);
+    Arrays.fill(messages, null);
+    Arrays.fill(policies, null);
+    Arrays.fill(categories, null);
+    Arrays.fill(recentKeys, null);
     keys = keptKeys;
     rebuildAt = Math.max(MIN_REBUILD_SIZE, 2 * (strings.size() + subjects.size() + keys.size()));
     removed = false;
   }
 
-  private void keep(String s, Map<String, StringFacts> kept) {
-    StringFacts f = strings.get(s);
-    if (f != null) {
-      kept.putIfAbsent(s, f);
+  private void keep(String s, Map<String, String> kept) {
+    String held = strings.get(s);
+    if (held != null) {
+      kept.putIfAbsent(held, held);
     }
   }
 
   private void keep(
-      Subject s, Map<String, StringFacts> keptStrings, Map<Subject, SubjectFacts> keptSubjects) {
+      Subject s, Map<String, String> keptStrings, Map<Subject, SubjectFacts> keptSubjects) {
     SubjectFacts f = subjects.get(s);
     if (f != null && keptSubjects.putIfAbsent(s, f) == null) {
       keep(s.apiVersion(), keptStrings);
