@@ -234,4 +234,9 @@ final class RealServer {
     }
     return events;
   }
+
+  /** The partial reports in {@code ns}. */
+  static List<PartialReportResource> partials(KubernetesClient admin, String ns) {
+    return admin.resources(PartialReportResource.class).inNamespace(ns).list().getItems();
+  }
 }

@@ -4,6 +4,7 @@ import static dev.tally.report.fabric8.RealServer.controllerOn;
 import static dev.tally.report.fabric8.RealServer.fail;
 import static dev.tally.report.fabric8.RealServer.installCrds;
 import static dev.tally.report.fabric8.RealServer.installRbac;
+import static dev.tally.report.fabric8.RealServer.partials;
 import static dev.tally.report.fabric8.RealServer.publishFailure;
 import static dev.tally.report.fabric8.RealServer.results;
 import static dev.tally.report.fabric8.RealServer.subject;
@@ -72,7 +73,7 @@ class RealServerLifecycleTest {
       Pod pod = MockCluster.pod(admin, ns, "created-later");
       time.advance(Duration.ofMinutes(6));
       assertThat(publisher.adoptPending()).isEqualTo(new AdoptionOutcome(1, 1, 0));
-      var adopted = admin.resources(PartialReportResource.class).inNamespace(ns).list().getItems();
+      var adopted = partials(admin, ns);
       assertThat(adopted)
           .singleElement()
           .satisfies(
@@ -85,14 +86,7 @@ class RealServerLifecycleTest {
 
       admin.pods().inNamespace(ns).withName("created-later").delete();
       Await.until(
-          "the garbage collector removes the adopted report",
-          () ->
-              admin
-                  .resources(PartialReportResource.class)
-                  .inNamespace(ns)
-                  .list()
-                  .getItems()
-                  .isEmpty());
+          "the garbage collector removes the adopted report", () -> partials(admin, ns).isEmpty());
       Await.until("the aggregator retracts its result", () -> results(admin, ns) == 0);
     }
   }
@@ -119,14 +113,7 @@ class RealServerLifecycleTest {
 
       admin.pods().inNamespace(ns).withName("doomed").delete();
       Await.until(
-          "the garbage collector removes the pod's report",
-          () ->
-              admin
-                  .resources(PartialReportResource.class)
-                  .inNamespace(ns)
-                  .list()
-                  .getItems()
-                  .isEmpty());
+          "the garbage collector removes the pod's report", () -> partials(admin, ns).isEmpty());
       assertThat(admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems())
           .as("the orphan the dead aggregator left")
           .hasSize(1);

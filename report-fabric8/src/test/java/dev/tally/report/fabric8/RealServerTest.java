@@ -4,6 +4,7 @@ import static dev.tally.report.fabric8.RealServer.controllerOn;
 import static dev.tally.report.fabric8.RealServer.fail;
 import static dev.tally.report.fabric8.RealServer.installCrds;
 import static dev.tally.report.fabric8.RealServer.installRbac;
+import static dev.tally.report.fabric8.RealServer.partials;
 import static dev.tally.report.fabric8.RealServer.publishFailure;
 import static dev.tally.report.fabric8.RealServer.results;
 import static dev.tally.report.fabric8.RealServer.startedController;
@@ -119,13 +120,7 @@ class RealServerTest {
 
       Await.until(
           "the garbage collector removes the pod's partial report",
-          () ->
-              admin
-                  .resources(PartialReportResource.class)
-                  .inNamespace(ns)
-                  .list()
-                  .getItems()
-                  .isEmpty());
+          () -> partials(admin, ns).isEmpty());
       Await.until("the aggregate is gone with the pod's results", () -> results(admin, ns) == 0);
       assertThat(controller.isLeading()).isTrue();
     }

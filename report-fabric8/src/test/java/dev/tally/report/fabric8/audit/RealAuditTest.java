@@ -2,8 +2,6 @@ package dev.tally.report.fabric8.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tally.report.api.CoverageKey;
-import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.Await;
@@ -15,7 +13,6 @@ import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.merge.audit.AuditBudget;
 import dev.tally.report.merge.audit.UnitStatus;
 import dev.tally.testenv.RealKubernetes;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateBuilder;
@@ -47,8 +44,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(RealKubernetes.class)
 class RealAuditTest {
-  private static final CoverageKey POLICY = CoverageKey.of("tally-test", "require-team-label");
-
   /** PodTemplates per generated namespace: uneven, and nothing else in the cluster makes them. */
   private static final int[] TEMPLATES = {24, 6, 15, 9, 12};
 
@@ -120,7 +115,7 @@ class RealAuditTest {
                       && killed.compareAndSet(null, id))) {
                 throw new DistributedAuditTest.MemberKilled(); // its scheduled ticks end here
               }
-              return evaluate(object);
+              return AuditCluster.evaluate(object);
             };
         members.put(
             id,
@@ -129,7 +124,7 @@ class RealAuditTest {
                 .member(id)
                 .namespace(ns)
                 .targets(List.of(AuditTarget.namespaced("", "v1", "PodTemplate", "podtemplates")))
-                .policies(Set.of(POLICY))
+                .policies(Set.of(AuditCluster.POLICY))
                 .evaluator(evaluator)
                 .publisher(publisher)
                 .budget(new AuditBudget(200, 200))
@@ -219,19 +214,6 @@ class RealAuditTest {
   /** Whether a ledger's unit id ({@code PodTemplate.v1.core_<namespace>}) is a generated one. */
   private static boolean ours(String unitId, List<String> namespaces) {
     return namespaces.stream().anyMatch(n -> unitId.endsWith("_" + n));
-  }
-
-  private static List<Result> evaluate(GenericKubernetesResource object) {
-    var labels = object.getMetadata().getLabels();
-    boolean ok = labels != null && labels.containsKey("team");
-    return List.of(
-        Result.builder()
-            .source(POLICY.source())
-            .policy(POLICY.policy())
-            .rule("team")
-            .status(ok ? ResultStatus.PASS : ResultStatus.FAIL)
-            .message(ok ? "has a team" : "no team label")
-            .build());
   }
 
   private static synchronized void installCrdsAndRoles(KubernetesClient admin) {
