@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -224,7 +225,7 @@ class AggregatorJarIT {
         if (System.nanoTime() > deadline) {
           throw e;
         }
-        Thread.sleep(200);
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200)); // a bounded poll
       }
     }
   }
@@ -316,7 +317,7 @@ class AggregatorJarIT {
       if (System.nanoTime() > deadline) {
         throw new AssertionError("not within 90 s: " + what + "\n" + jar.output());
       }
-      Thread.sleep(100);
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100)); // a bounded poll
     }
   }
 }
