@@ -127,7 +127,15 @@ final class Checks {
 
   /** An immutable copy of {@code list}, refusing a null list or element with its path. */
   static <T> List<T> listOf(String field, @Nullable List<T> list) {
-    return List.copyOf(InvalidReportException.requireNoNulls(field, list));
+    nonNull(field, list);
+    try {
+      // an immutable JDK list (no null in it by construction) is returned as it is, unread:
+      // the aggregator hands each report its partition's results this way
+      return List.copyOf(list);
+    } catch (NullPointerException e) {
+      InvalidReportException.requireNoNulls(field, list); // names the first null element
+      throw e;
+    }
   }
 
   /** An immutable copy of {@code set}, refusing a null set or element with the field. */
