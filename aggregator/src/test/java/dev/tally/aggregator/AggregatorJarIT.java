@@ -11,6 +11,7 @@ import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.PartialReportResource;
 import dev.tally.report.fabric8.PolicyReportResource;
 import dev.tally.report.fabric8.ReportCodec;
+import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -27,7 +28,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -214,20 +214,19 @@ class AggregatorJarIT {
    * The control plane installs the report CRDs at start; a CRD answers 429 "storage is
    * (re)initializing" for a moment after it is Established.
    */
-  static void awaitReportKindsServed(KubernetesClient admin) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (true) {
-      try {
-        admin.resources(PolicyReportResource.class).inAnyNamespace().list();
-        admin.resources(PartialReportResource.class).inAnyNamespace().list();
-        return;
-      } catch (KubernetesClientException e) {
-        if (System.nanoTime() > deadline) {
-          throw e;
-        }
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200)); // a bounded poll
-      }
-    }
+  static void awaitReportKindsServed(KubernetesClient admin) {
+    Await.until(
+        "the report kinds are served",
+        () -> {
+          try {
+            admin.resources(PolicyReportResource.class).inAnyNamespace().list();
+            admin.resources(PartialReportResource.class).inAnyNamespace().list();
+            return true;
+          } catch (KubernetesClientException e) {
+            return false;
+          }
+        },
+        Duration.ofSeconds(60));
   }
 
   private static LeaseSpec lease(KubernetesClient admin, String ns) {
@@ -301,23 +300,20 @@ class AggregatorJarIT {
   }
 
   /** Waits for {@code condition}, at most 90 s; fails with the aggregator's output. */
-  static void await(JarProcess jar, String what, BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-    while (!condition.getAsBoolean()) {
-      if (!jar.process.isAlive()) {
-        throw new AssertionError(
-            "the aggregator exited ("
-                + jar.process.exitValue()
-                + ") before: "
-                + what
-                + "\n"
-                + jar.output());
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within 90 s: " + what + "\n" + jar.output());
-      }
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100)); // a bounded poll
+  static void await(JarProcess jar, String what, BooleanSupplier condition) {
+    try {
+      Await.until(
+          what,
+          () -> {
+            if (!jar.process.isAlive()) {
+              throw new AssertionError(
+                  "the aggregator exited (" + jar.process.exitValue() + ") before: " + what);
+            }
+            return condition.getAsBoolean();
+          },
+          Duration.ofSeconds(90));
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\n" + jar.output(), e);
     }
   }
 }

@@ -75,15 +75,13 @@ class JarCommandLineIT {
                 "    user: someone",
                 "current-context: nowhere",
                 ""));
-    long start = System.nanoTime();
     try (JarProcess jar =
         JarProcess.start(
             "unreachable", 0, "--kubeconfig", kubeconfig.toString(), "--http-port", "0")) {
-      int code = jar.waitFor(Duration.ofSeconds(60));
-      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      // bounded by the retries: a jar that has not exited within 30 s fails the wait
+      int code = jar.waitFor(Duration.ofSeconds(30));
 
       assertThat(code).as(jar.output()).isEqualTo(1);
-      assertThat(took).as("bounded by the retries").isLessThan(Duration.ofSeconds(30));
       String error =
           jar.stderr()
               .lines()

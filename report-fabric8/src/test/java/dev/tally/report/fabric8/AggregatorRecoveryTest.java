@@ -7,6 +7,7 @@ import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Summary;
+import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;

@@ -2,6 +2,7 @@ package dev.tally.report.fabric8;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.fabric8.ApiBudget;
-import dev.tally.report.fabric8.Await;
 import dev.tally.report.fabric8.Evaluation;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.PartialReportResource;
@@ -12,6 +11,7 @@ import dev.tally.report.fabric8.ReportCodec;
 import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.merge.audit.AuditBudget;
 import dev.tally.report.merge.audit.UnitStatus;
+import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;

@@ -1,10 +1,13 @@
-package dev.tally.report.fabric8;
+package dev.tally.testenv;
 
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
-/** Waits for a condition with a bounded poll; never sleeps a fixed time, never reads the clock. */
+/**
+ * Waits for a condition with a bounded poll; never sleeps a fixed time, never reads the clock.
+ * Every module's tests wait with it.
+ */
 public final class Await {
   private static final long POLL_NANOS = Duration.ofMillis(10).toNanos();
 
