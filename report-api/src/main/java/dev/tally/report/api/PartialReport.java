@@ -15,7 +15,7 @@ import java.util.TreeSet;
  * report cannot speak about another namespace); when no coverage is declared it is the keys of the
  * results, so a partial with neither results nor coverage says nothing and is refused.
  *
- * @param producer who evaluated, such as {@code admission} or {@code audit/member-2}
+ * @param producer who evaluated, such as {@code admission} or {@code audit/nightly}
  * @param subject the object evaluated
  * @param subjectVersion the subject's resourceVersion or content hash when evaluated, may be empty
  * @param coverage the (source, policy) pairs evaluated; empty means "the keys of the results"

@@ -23,7 +23,7 @@ import java.util.TreeMap;
  */
 public final class RandomModel {
   public static final List<String> NAMESPACES = List.of("alpha", "beta", "");
-  public static final List<String> PRODUCERS = List.of("admission", "background", "audit/m-1");
+  public static final List<String> PRODUCERS = List.of("admission", "background", "audit/nightly");
   public static final List<String> SOURCES = List.of("kyverno", "trivy");
   public static final List<String> POLICIES = List.of("p0", "p1", "p2", "p3");
   public static final List<String> RULES = List.of("r0", "r1");

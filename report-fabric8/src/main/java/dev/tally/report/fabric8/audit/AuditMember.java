@@ -169,7 +169,7 @@ public final class AuditMember implements AutoCloseable {
             b.policies,
             b.pages,
             clock,
-            member,
+            group,
             3,
             b.publishTimeout);
     this.staleMarker = new StaleMarker(b.client, calls);
@@ -183,7 +183,10 @@ public final class AuditMember implements AutoCloseable {
     return member;
   }
 
-  /** The producer id of this member's partial reports: {@code audit/<member>}. */
+  /**
+   * The producer id of this member's partial reports: {@code audit/<group>}, the same for every
+   * member of the group, so whichever member evaluates an object writes the same partial report.
+   */
   public String producer() {
     return auditor.producer();
   }

@@ -32,10 +32,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Audits one unit: a paged LIST ({@code limit} from the {@link PageSizeAdvisor}, {@code continue}
  * tokens followed to the end), the user's evaluation per object, one partial report per object
- * through the adapter's {@link PartialReportPublisher} (producer {@code audit/<member>}, coverage =
- * the policies audited). An expired continue token (410) restarts the unit from the first page,
- * since tokens cannot be resumed; 429 and 5xx are retried by {@link ApiCalls}. The unit is done
- * only once every evaluation is written.
+ * through the adapter's {@link PartialReportPublisher} (producer {@code audit/<group>}: one object
+ * per (group, subject) whichever member evaluates it, so a unit taken over rewrites its objects
+ * rather than copying them; coverage = the policies audited). An expired continue token (410)
+ * restarts the unit from the first page, since tokens cannot be resumed; 429 and 5xx are retried by
+ * {@link ApiCalls}. The unit is done only once every evaluation is written.
  */
 final class UnitAuditor {
   private static final Logger LOG = LoggerFactory.getLogger(UnitAuditor.class);
@@ -59,7 +60,7 @@ final class UnitAuditor {
       Set<CoverageKey> coverage,
       PageSizeAdvisor pages,
       Clock clock,
-      String member,
+      String group,
       int maxRestarts,
       Duration publishTimeout) {
     this.client = client;
@@ -69,7 +70,7 @@ final class UnitAuditor {
     this.coverage = Set.copyOf(coverage);
     this.pages = pages;
     this.clock = clock;
-    this.producer = "audit/" + member;
+    this.producer = "audit/" + group;
     this.maxRestarts = maxRestarts;
     this.publishTimeout = publishTimeout;
   }

@@ -177,6 +177,10 @@ class DistributedAuditTest {
         .as("no object lost")
         .isEqualTo(objects);
     List<Evaluation> partials = AuditCluster.auditPartials(client);
+    assertThat(partials)
+        .as("one partial report per object: the unit taken over rewrote what m-b had written")
+        .hasSize(objects)
+        .allMatch(e -> e.producer().equals("audit/g"));
     List<AggregateReport> aggregates = AuditCluster.aggregates(partials);
     long results = aggregates.stream().mapToLong(r -> r.results().size()).sum();
     assertThat(results).as("one result per object, none duplicated").isEqualTo(objects);
