@@ -6,7 +6,6 @@ import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
-import dev.tally.report.fabric8.Evaluation;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.PartialReportResource;
 import dev.tally.report.fabric8.ReportCodec;
@@ -65,7 +64,7 @@ public class EndToEndBenchmark {
     List<String> out = new ArrayList<>(partials.size());
     for (PartialReport p : partials) {
       String name = PartialReportPublisher.objectName(p.producer(), p.subject());
-      out.add(serialization.asJson(ReportCodec.encodePartial(Evaluation.of(p), name)));
+      out.add(serialization.asJson(ReportCodec.encodePartial(p, name)));
     }
     documents = List.copyOf(out);
   }
@@ -119,6 +118,6 @@ public class EndToEndBenchmark {
 
   private PartialReport decode(String document) {
     PartialReportResource resource = serialization.unmarshal(document, PartialReportResource.class);
-    return ReportCodec.decodePartial(resource).toPartialReport();
+    return ReportCodec.decodePartial(resource);
   }
 }

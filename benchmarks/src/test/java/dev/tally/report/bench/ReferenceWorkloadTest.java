@@ -7,6 +7,7 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.merge.EvaluationOrder;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -91,7 +92,7 @@ class ReferenceWorkloadTest {
     var flipped = workload.flippedResults(7, 3);
     PartialReport rescan =
         workload.rescan(7, flipped, Timestamp.ofSeconds(ReferenceWorkload.RESCAN_SECONDS));
-    assertThat(rescan.isLaterThan(initial)).isTrue();
+    assertThat(EvaluationOrder.supersedes(rescan, initial)).isTrue();
     assertThat(rescan.coverage()).isEqualTo(initial.coverage());
     for (int i = 0; i < 10; i++) {
       if (i == 3) {

@@ -4,6 +4,7 @@ import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.Liveness;
+import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportLimits;
 import dev.tally.report.api.Result;
@@ -14,7 +15,6 @@ import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.AggregatorController;
 import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.ClusterPolicyReportResource;
-import dev.tally.report.fabric8.Evaluation;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.PartialReportResource;
 import dev.tally.report.fabric8.PolicyReportResource;
@@ -255,7 +255,7 @@ public final class Demo {
     writes.clear();
     for (int i = 0; i < pods.size(); i += 10) {
       Subject pod = pods.get(i);
-      Evaluation last = lastEvaluations.get("background/" + pod.uid());
+      PartialReport last = lastEvaluations.get("background/" + pod.uid());
       if (last != null) {
         writes.add(background.publish(last));
       }
@@ -290,9 +290,9 @@ public final class Demo {
     admin.close();
   }
 
-  private final Map<String, Evaluation> lastEvaluations = new HashMap<>();
+  private final Map<String, PartialReport> lastEvaluations = new HashMap<>();
 
-  private Evaluation evaluate(String producer, Subject pod) {
+  private PartialReport evaluate(String producer, Subject pod) {
     tick++;
     List<Result> results = new ArrayList<>();
     Set<CoverageKey> coverage = new HashSet<>();
@@ -319,7 +319,7 @@ public final class Demo {
               .resource(pod)
               .build());
     }
-    var e = new Evaluation(producer, pod, "", coverage, results, new Timestamp(tick, 0), 0);
+    var e = new PartialReport(producer, pod, "", coverage, results, new Timestamp(tick, 0), 0);
     if (!pod.uid().isEmpty()) {
       lastEvaluations.put(producer + "/" + pod.uid(), e);
     }

@@ -1,7 +1,6 @@
 package dev.tally.report.api;
 
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -10,10 +9,15 @@ import java.util.TreeSet;
  * A producer's statement about one subject: "for these policies (the coverage), these are all the
  * results". The unit of input of the merge.
  *
- * <p>Invariants, checked at construction: the subject has a kind, a name and a uid; every result
- * belongs to the coverage; every object a result names lives in the subject's namespace (a partial
- * report cannot speak about another namespace); when no coverage is declared it is the keys of the
+ * <p>Invariants, checked at construction: the subject has a kind and a name; every result belongs
+ * to the coverage; every object a result names lives in the subject's namespace (a partial report
+ * cannot speak about another namespace); when no coverage is declared it is the keys of the
  * results, so a partial with neither results nor coverage says nothing and is refused.
+ *
+ * <p>The subject's uid may be empty: an admission webhook evaluates a CREATE before the object
+ * exists. Such a partial report is valid to publish (it is written without an owner and {@link
+ * #withSubjectUid adopted} once the object exists), but not to merge: an aggregator refuses it,
+ * naming {@code subject.uid}, since every register is keyed by the uid.
  *
  * @param producer who evaluated, such as {@code admission} or {@code audit/nightly}
  * @param subject the object evaluated
@@ -21,7 +25,8 @@ import java.util.TreeSet;
  * @param coverage the (source, policy) pairs evaluated; empty means "the keys of the results"
  * @param results every result of the coverage; absence inside the coverage retracts
  * @param observedAt when the evaluation happened, with nanoseconds
- * @param generation breaks ties of {@code observedAt} within one producer, such as a counter
+ * @param generation breaks ties of {@code observedAt} within one producer, such as a counter. Which
+ *     of two evaluations is later is decided in one place, report-merge's {@code EvaluationOrder}
  */
 public record PartialReport(
     String producer,
@@ -32,19 +37,12 @@ public record PartialReport(
     Timestamp observedAt,
     long generation) {
 
-  /** The order of evaluations: later wins. (observedAt, generation, producer). */
-  public static final Comparator<PartialReport> ORDER =
-      Comparator.comparing(PartialReport::observedAt)
-          .thenComparingLong(PartialReport::generation)
-          .thenComparing(PartialReport::producer);
-
   public PartialReport {
     Checks.required("producer", Checks.nonNull("producer", producer), Checks.MAX_IDENTIFIER);
     Checks.nonNull("subject", subject);
     // the subject checked its lengths and characters: only what a partial report adds
     Checks.present("subject.kind", subject.kind());
     Checks.present("subject.name", subject.name());
-    Checks.present("subject.uid", subject.uid());
     Checks.optional(
         "subjectVersion", Checks.nonNull("subjectVersion", subjectVersion), Checks.MAX_IDENTIFIER);
     Checks.nonNull("observedAt", observedAt);
@@ -98,9 +96,15 @@ public record PartialReport(
     return Collections.unmodifiableSortedSet((TreeSet<CoverageKey>) keys);
   }
 
-  /** Whether this evaluation is later than {@code other} in {@link #ORDER}. */
-  public boolean isLaterThan(PartialReport other) {
-    return ORDER.compare(this, other) > 0;
+  /** Whether the subject's uid is known, so that an aggregator can merge this report. */
+  public boolean adopted() {
+    return !subject.uid().isEmpty();
+  }
+
+  /** The same evaluation about the subject once it exists and has {@code uid}. */
+  public PartialReport withSubjectUid(String uid) {
+    return new PartialReport(
+        producer, subject.withUid(uid), subjectVersion, coverage, results, observedAt, generation);
   }
 
   public static Builder builder() {

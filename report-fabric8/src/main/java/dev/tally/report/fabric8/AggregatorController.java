@@ -433,12 +433,12 @@ public final class AggregatorController implements AutoCloseable {
     }
     PartialReport partial;
     try {
-      Evaluation evaluation = ReportCodec.decodePartial(resource);
+      PartialReport evaluation = ReportCodec.decodePartial(resource);
       if (!evaluation.adopted()) {
         LOG.debug("{} waits for its subject to be adopted", key);
         return;
       }
-      partial = evaluation.toPartialReport();
+      partial = evaluation;
     } catch (InvalidReportException e) {
       reject(resource, e, e.field().endsWith("namespace") ? "namespace" : "invalid");
       return;

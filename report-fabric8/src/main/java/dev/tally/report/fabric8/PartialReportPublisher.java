@@ -3,6 +3,7 @@ package dev.tally.report.fabric8;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Subject;
+import dev.tally.report.merge.EvaluationOrder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -53,10 +54,8 @@ public final class PartialReportPublisher implements AutoCloseable {
 
   private static final int MAX_CONFLICT_ATTEMPTS = 8;
 
-  private static final Comparator<Evaluation> ORDER =
-      Comparator.comparing(Evaluation::observedAt)
-          .thenComparingLong(Evaluation::generation)
-          .thenComparing(Evaluation::producer);
+  /** The merge's order: the publisher keeps in the cluster what the aggregator keeps. */
+  private static final Comparator<PartialReport> ORDER = EvaluationOrder.ORDER;
 
   private final KubernetesClient client;
   private final ApiCalls calls;
@@ -71,11 +70,11 @@ public final class PartialReportPublisher implements AutoCloseable {
   private final Map<String, Pending> pending = new LinkedHashMap<>();
   private boolean closed;
 
-  private record Pending(Evaluation evaluation, CompletableFuture<Void> done) {}
+  private record Pending(PartialReport evaluation, CompletableFuture<Void> done) {}
 
   /** What this publisher last wrote to an object, so the next write needs no GET first. */
   private record Written(
-      Evaluation evaluation, String resourceVersion, @Nullable String pendingSince) {}
+      PartialReport evaluation, String resourceVersion, @Nullable String pendingSince) {}
 
   private static final int MAX_REMEMBERED = 100_000;
 
@@ -130,23 +129,19 @@ public final class PartialReportPublisher implements AutoCloseable {
             + subject.name());
   }
 
-  /** Publishes a partial report; see {@link #publish(Evaluation)}. */
-  public CompletableFuture<Void> publish(PartialReport partial) {
-    return publish(Evaluation.of(partial));
-  }
-
   /**
-   * Queues an evaluation to be written. The future completes when it (or a later evaluation of the
-   * same producer and subject that replaced it) is written, or fails with a {@link
-   * RequestFailedException} whose message names the root cause (the server's reason, or the network
-   * error such as "Connection refused") and whose cause is what the client threw. It always
-   * settles: each request has a bounded number of attempts ({@link RetryPolicy}), each bounded by
-   * the client's request timeout.
+   * Queues a partial report to be written. Its subject may have no uid yet (an admission webhook on
+   * CREATE): it is then written without an owner and adopted once the subject exists. The future
+   * completes when it (or a later evaluation of the same producer and subject that replaced it) is
+   * written, or fails with a {@link RequestFailedException} whose message names the root cause (the
+   * server's reason, or the network error such as "Connection refused") and whose cause is what the
+   * client threw. It always settles: each request has a bounded number of attempts ({@link
+   * RetryPolicy}), each bounded by the client's request timeout.
    *
    * @throws PublisherSaturatedException if {@code maxPending} subjects already wait
    * @throws IllegalStateException if the publisher is closed
    */
-  public CompletableFuture<Void> publish(Evaluation evaluation) {
+  public CompletableFuture<Void> publish(PartialReport evaluation) {
     String key = key(evaluation);
     synchronized (lock) {
       if (closed) {
@@ -154,7 +149,7 @@ public final class PartialReportPublisher implements AutoCloseable {
       }
       Pending queued = pending.get(key);
       if (queued != null) {
-        Evaluation latest =
+        PartialReport latest =
             ORDER.compare(evaluation, queued.evaluation()) > 0 ? evaluation : queued.evaluation();
         pending.put(key, new Pending(latest, queued.done()));
         return queued.done();
@@ -204,7 +199,7 @@ public final class PartialReportPublisher implements AutoCloseable {
     candidates.addAll(OwnedPartialReports.inAnyNamespace(client, calls));
     candidates.addAll(OwnedPartialReports.clusterScoped(client, calls));
     for (var resource : candidates) {
-      Evaluation evaluation;
+      PartialReport evaluation;
       try {
         evaluation = ReportCodec.decodePartial(resource);
       } catch (InvalidReportException e) {
@@ -303,15 +298,15 @@ public final class PartialReportPublisher implements AutoCloseable {
    * and reads only on a conflict: an update with the resourceVersion it got back when this
    * publisher wrote the object last, a create otherwise.
    */
-  private void write(Evaluation wanted) {
+  private void write(PartialReport wanted) {
     Subject subject = wanted.subject();
     String name = objectName(wanted.producer(), subject);
     String cacheKey = subject.namespace() + "/" + name;
     for (int attempt = 1; ; attempt++) {
-      Evaluation evaluation = wanted;
+      PartialReport evaluation = wanted;
       @Nullable Written known = attempt == 1 ? written.get(cacheKey) : null;
       @Nullable CustomResource<PartialReportSpec, Void> existing = null;
-      @Nullable Evaluation current;
+      @Nullable PartialReport current;
       @Nullable String resourceVersion;
       @Nullable String pendingSince = null;
       if (known != null) {
@@ -389,7 +384,7 @@ public final class PartialReportPublisher implements AutoCloseable {
     return annotations == null ? null : annotations.get(name);
   }
 
-  private static @Nullable Evaluation decodeOrNull(CustomResource<PartialReportSpec, Void> r) {
+  private static @Nullable PartialReport decodeOrNull(CustomResource<PartialReportSpec, Void> r) {
     try {
       return ReportCodec.decodePartial(r);
     } catch (InvalidReportException e) {
@@ -412,7 +407,7 @@ public final class PartialReportPublisher implements AutoCloseable {
                 .withName(name);
   }
 
-  private static String key(Evaluation e) {
+  private static String key(PartialReport e) {
     return e.subject().namespace() + "/" + objectName(e.producer(), e.subject());
   }
 

@@ -3,6 +3,7 @@ package dev.tally.report.fabric8;
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportConfiguration;
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
@@ -658,7 +659,7 @@ public final class ReportCodec {
    * reference to the subject once its uid is known.
    */
   public static CustomResource<PartialReportSpec, Void> encodePartial(
-      Evaluation evaluation, String name) {
+      PartialReport evaluation, String name) {
     Subject subject = evaluation.subject();
     CustomResource<PartialReportSpec, Void> res =
         subject.clusterScoped() ? new ClusterPartialReportResource() : new PartialReportResource();
@@ -696,7 +697,7 @@ public final class ReportCodec {
    *
    * @throws InvalidReportException naming the first invalid field
    */
-  public static Evaluation decodePartial(CustomResource<PartialReportSpec, Void> res) {
+  public static PartialReport decodePartial(CustomResource<PartialReportSpec, Void> res) {
     PartialReportSpec spec = res.getSpec();
     if (spec == null) {
       throw new InvalidReportException("spec", "is required");
@@ -737,7 +738,7 @@ public final class ReportCodec {
     }
     List<Result> results = decodeResults("spec.results", spec.results(), "");
     try {
-      return new Evaluation(
+      return new PartialReport(
           nonNull(spec.producer()),
           subject,
           nonNull(spec.subjectVersion()),

@@ -9,6 +9,7 @@ import static dev.tally.report.api.testing.WideModel.subject;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportConfiguration;
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
@@ -71,7 +72,7 @@ final class AdapterGen {
   }
 
   /** Any evaluation a producer could publish, adopted or not, namespaced or cluster-scoped. */
-  static Gen<Evaluation> evaluations() {
+  static Gen<PartialReport> evaluations() {
     return in -> {
       String ns = coin(in) ? "" : "ns-" + between(in, 0, 9);
       Set<CoverageKey> coverage = new LinkedHashSet<>();
@@ -83,7 +84,7 @@ final class AdapterGen {
       for (int i = 0; i < between(in, 0, 5); i++) {
         results.add(result(in, ns, keys.get((int) between(in, 0, keys.size() - 1))));
       }
-      return new Evaluation(
+      return new PartialReport(
           coin(in) ? "admission" : "audit/member-" + between(in, 0, 3),
           subject(in, ns, coin(in) || coin(in)),
           coin(in) ? "" : String.valueOf(between(in, 1, 99999)),

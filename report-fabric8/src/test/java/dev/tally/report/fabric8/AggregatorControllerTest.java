@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.InputCaps;
+import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
@@ -89,7 +90,7 @@ class AggregatorControllerTest {
     MockCluster.drainByMethod(server);
 
     // the same evaluations again, a flush and a full resync: nothing to write
-    for (Evaluation e : List.copyOf(scenario.latest.values())) {
+    for (PartialReport e : List.copyOf(scenario.latest.values())) {
       publisher.publish(e).get();
     }
     controller.flushNow().get();
@@ -163,7 +164,7 @@ class AggregatorControllerTest {
     }
     publisher
         .publish(
-            new Evaluation(
+            new PartialReport(
                 "scanner", big, "", oversized.coverage(), many, oversized.observedAt(), 0))
         .get();
 

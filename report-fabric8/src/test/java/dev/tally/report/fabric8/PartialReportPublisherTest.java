@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.merge.EvaluationOrder;
+import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -52,8 +55,8 @@ class PartialReportPublisherTest {
         .clock(clock);
   }
 
-  static Evaluation evaluation(Subject subject, long generation, ResultStatus status) {
-    return new Evaluation(
+  static PartialReport evaluation(Subject subject, long generation, ResultStatus status) {
+    return new PartialReport(
         "admission",
         subject,
         "",
@@ -123,6 +126,40 @@ class PartialReportPublisherTest {
                   .containsExactly("fail");
             });
     assertThat(MockCluster.drainByMethod(server).getOrDefault("PUT", 0)).isZero();
+  }
+
+  /**
+   * Two evaluations that tie in time, generation and producer but differ: whichever is published
+   * first, the cluster keeps the one the merge's {@link EvaluationOrder} calls later, which is the
+   * one an aggregator that saw both keeps; so a rebuild from the cluster equals the live state.
+   */
+  @Test
+  void underATieTheClusterKeepsWhatTheMergeKeepsWhicheverCameFirst() throws Exception {
+    publisher = publisherBuilder().build();
+    PartialReport fail =
+        evaluation(Subject.of("v1", "Pod", "team-a", "web", "uid-1"), 5, ResultStatus.FAIL);
+    PartialReport pass = evaluation(fail.subject(), 5, ResultStatus.PASS);
+    assertThat(EvaluationOrder.compare(fail, pass)).as("a tie only content decides").isNotZero();
+    String expected =
+        (EvaluationOrder.supersedes(pass, fail) ? pass : fail).results().get(0).status().wireName();
+    for (List<PartialReport> sequence : List.of(List.of(fail, pass), List.of(pass, fail))) {
+      client.resources(PartialReportResource.class).inNamespace("team-a").delete();
+      Await.until(
+          "the old object is gone", () -> partials("team-a").isEmpty(), Duration.ofSeconds(30));
+      publisher.close();
+      publisher = publisherBuilder().build(); // no memory of what the last round wrote
+      for (PartialReport p : sequence) {
+        publisher.publish(p).get(60, TimeUnit.SECONDS);
+      }
+      assertThat(partials("team-a"))
+          .as("published %s then %s", sequence.get(0).results(), sequence.get(1).results())
+          .singleElement()
+          .satisfies(
+              p ->
+                  assertThat(p.getSpec().results())
+                      .extracting(WireResult::result)
+                      .containsExactly(expected));
+    }
   }
 
   @Test
@@ -210,7 +247,7 @@ class PartialReportPublisherTest {
             .build();
     assertThatThrownBy(
             () ->
-                new Evaluation(
+                new PartialReport(
                     "admission", subject, "", Set.of(), List.of(foreign), Timestamp.EPOCH, 0))
         .isInstanceOf(InvalidReportException.class)
         .hasMessageContaining("results[0].resources[0].namespace");

@@ -11,6 +11,7 @@ import static dev.tally.report.fabric8.RealServer.subject;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import dev.tally.testenv.Await;
@@ -56,10 +57,10 @@ class RealServerLifecycleTest {
                 .build();
         AggregatorController controller = controllerOn(admin).build().start()) {
       for (Subject unborn : List.of(later, never)) {
-        // an Evaluation, not a PartialReport: its subject has no uid yet
+        // an PartialReport, not a PartialReport: its subject has no uid yet
         publisher
             .publish(
-                new Evaluation(
+                new PartialReport(
                     "admission",
                     unborn,
                     "",

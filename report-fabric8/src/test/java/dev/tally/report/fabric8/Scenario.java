@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Grouping;
+import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportFormat;
 import dev.tally.report.api.Result;
@@ -34,7 +35,7 @@ final class Scenario {
       List.of("require-labels", "disallow-latest", "require-probes");
 
   final Random random;
-  final Map<String, Evaluation> latest = new LinkedHashMap<>();
+  final Map<String, PartialReport> latest = new LinkedHashMap<>();
   final Set<String> deletedUids = new HashSet<>();
   final List<Subject> subjects = new ArrayList<>();
   private long tick = 1_700_000_000L;
@@ -57,7 +58,7 @@ final class Scenario {
   }
 
   /** One producer's evaluation of a subject, at the next tick. */
-  Evaluation evaluate(String producer, Subject subject) {
+  PartialReport evaluate(String producer, Subject subject) {
     tick++;
     List<Result> results = new ArrayList<>();
     Set<CoverageKey> coverage = new HashSet<>();
@@ -79,7 +80,7 @@ final class Scenario {
               .build());
     }
     var e =
-        new Evaluation(
+        new PartialReport(
             producer, subject, "", coverage, results, new Timestamp(tick, random.nextInt(1000)), 0);
     latest.put(producer + "/" + subject.uid(), e);
     return e;
@@ -117,8 +118,8 @@ final class Scenario {
   /** The aggregates the cluster must hold: a fresh aggregator fed every live evaluation. */
   List<AggregateReport> expected() {
     ReportAggregator batch = newAggregator();
-    for (Evaluation e : latest.values()) {
-      batch.apply(e.toPartialReport());
+    for (PartialReport e : latest.values()) {
+      batch.apply(e);
     }
     return batch.aggregates();
   }

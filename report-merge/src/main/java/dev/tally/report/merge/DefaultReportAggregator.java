@@ -115,7 +115,7 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   @Override
   public void apply(PartialReport p) {
-    InvalidReportException.requireNonNull("partial", p);
+    MergeRule.mergeable(p);
     int max = config.caps().maxResultsPerPartial();
     if (p.results().size() > max) {
       throw new CapacityExceededException(
@@ -673,25 +673,7 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   /** The merge state, as a value. */
   ReportState snapshot() {
-    ReportState s = ReportState.empty();
-    for (var e : tombstones.entrySet()) {
-      s = s.delete(e.getKey(), e.getValue());
-    }
-    for (Register r : allRegisters()) {
-      s = s.merge(ReportState.empty().apply(partialOf(r)));
-    }
-    return s;
-  }
-
-  private static PartialReport partialOf(Register r) {
-    return new PartialReport(
-        r.order.producer(),
-        r.subject,
-        "",
-        Set.of(r.key),
-        List.of(r.results),
-        r.order.observedAt(),
-        r.order.generation());
+    return ReportState.of(allRegisters(), tombstones);
   }
 
   /** The current partition of {@code g} named {@code name}, which must exist. */

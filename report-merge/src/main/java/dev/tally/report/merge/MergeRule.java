@@ -1,6 +1,7 @@
 package dev.tally.report.merge;
 
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
@@ -24,9 +25,10 @@ final class MergeRule {
   private MergeRule() {}
 
   /**
-   * Whether content with {@code order} and {@code digest} replaces the register's. Later order
-   * wins; equal orders (one evaluation delivered twice, or a producer reusing a generation) are
-   * decided by the digest so that merging stays commutative.
+   * Whether content with {@code order} and {@code digest} replaces the register's. Later order wins
+   * ({@link Order} already decides evaluations that tie in time, generation and producer by what
+   * they state); the register digest only decides what is then equal up to 64 bits, so that merging
+   * stays commutative.
    */
   static boolean wins(Order order, long digest, @Nullable Order existing, long existingDigest) {
     if (existing == null) {
@@ -34,6 +36,20 @@ final class MergeRule {
     }
     int c = order.compareTo(existing);
     return c > 0 || (c == 0 && Long.compareUnsigned(digest, existingDigest) > 0);
+  }
+
+  /**
+   * Refuses a partial report whose subject has no uid yet: registers are keyed by the uid, so it
+   * can only be merged once adopted.
+   */
+  static PartialReport mergeable(@Nullable PartialReport p) {
+    InvalidReportException.requireNonNull("partial", p);
+    if (!p.adopted()) {
+      throw new InvalidReportException(
+          "subject.uid",
+          "is required to merge; " + p.subject().display() + " has not been adopted yet");
+    }
+    return p;
   }
 
   /** Whether a contribution observed at {@code observedAt} is hidden by a deletion. */

@@ -1,12 +1,12 @@
 package dev.tally.report.merge;
 
 import dev.tally.report.api.CoverageKey;
-import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -38,7 +38,7 @@ public final class ReportState {
 
   /** The state after one partial report. */
   public ReportState apply(PartialReport p) {
-    InvalidReportException.requireNonNull("partial", p);
+    MergeRule.mergeable(p);
     Timestamp deletedAt = tombstones.get(p.subject().uid());
     if (MergeRule.hidden(p.observedAt(), deletedAt)) {
       return this;
@@ -88,6 +88,20 @@ public final class ReportState {
                     e.getValue().order.observedAt(), tombstones.get(e.getKey().uid())));
     return new ReportState(
         Collections.unmodifiableMap(r), Collections.unmodifiableMap(new HashMap<>(tombstones)));
+  }
+
+  /**
+   * The state holding {@code registers} (each with the order of the evaluation that wrote it,
+   * content digest included) and {@code tombstones}: how an aggregator states what it holds.
+   */
+  static ReportState of(Collection<Register> registers, Map<String, Timestamp> tombstones) {
+    Map<RegisterId, Content> r = new HashMap<>();
+    for (Register x : registers) {
+      r.put(
+          new RegisterId(x.subject.namespace(), x.subject.uid(), x.key),
+          new Content(x.subject, x.order, List.of(x.results)));
+    }
+    return normalized(r, tombstones);
   }
 
   /** The registers: for each (uid, source, policy), the content that won. */

@@ -131,9 +131,21 @@ class BadInputTest {
   }
 
   @Test
-  void aPartialWithoutSubjectUidIsRefused() {
-    var e = refused(() -> partial(POD.withUid(""), "admission", 1, result("p", ResultStatus.PASS)));
+  void aPartialWithoutSubjectUidIsValidToPublishButRefusedByTheMergeAndChangesNothing() {
+    aggregator.apply(partial(POD, "admission", 1, result("p", ResultStatus.FAIL)));
+    PartialReport pending =
+        partial(POD.withUid(""), "admission", 2, result("p", ResultStatus.PASS));
+    assertThat(pending.adopted()).isFalse();
+    var e = unchangedAfter(() -> aggregator.apply(pending));
     assertThat(e.field()).isEqualTo("subject.uid");
+    assertThat(e.reason()).contains("not been adopted");
+    var s = refused(() -> ReportState.empty().apply(pending));
+    assertThat(s.field()).isEqualTo("subject.uid");
+    PartialReport adopted = pending.withSubjectUid(POD.uid());
+    assertThat(adopted.adopted()).isTrue();
+    aggregator.apply(adopted);
+    assertThat(aggregator.aggregates().get(0).results().get(0).status())
+        .isEqualTo(ResultStatus.PASS);
   }
 
   @Test

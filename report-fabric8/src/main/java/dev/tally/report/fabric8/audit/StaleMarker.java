@@ -1,8 +1,8 @@
 package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.api.PartialReport;
 import dev.tally.report.fabric8.ApiCalls;
-import dev.tally.report.fabric8.Evaluation;
 import dev.tally.report.fabric8.OwnedPartialReports;
 import dev.tally.report.fabric8.PartialReportSpec;
 import dev.tally.report.fabric8.ReportCodec;
@@ -48,7 +48,7 @@ final class StaleMarker {
     }
     int marked = 0;
     for (var resource : new ArrayList<>(candidates)) {
-      Evaluation evaluation;
+      PartialReport evaluation;
       try {
         evaluation = ReportCodec.decodePartial(resource);
       } catch (InvalidReportException e) {

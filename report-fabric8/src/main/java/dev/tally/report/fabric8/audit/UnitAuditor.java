@@ -1,10 +1,10 @@
 package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.ApiCalls;
-import dev.tally.report.fabric8.Evaluation;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.merge.audit.PageSizeAdvisor;
 import dev.tally.report.merge.audit.WorkUnit;
@@ -159,7 +159,7 @@ final class UnitAuditor {
     Instant now = clock.instant();
     try {
       var evaluation =
-          new Evaluation(
+          new PartialReport(
               producer,
               subject,
               meta.getResourceVersion() == null ? "" : meta.getResourceVersion(),

@@ -2,11 +2,11 @@ package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.fabric8.ClusterPartialReportResource;
-import dev.tally.report.fabric8.Evaluation;
 import dev.tally.report.fabric8.PartialReportResource;
 import dev.tally.report.fabric8.ReportCodec;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -81,8 +81,8 @@ final class AuditCluster {
   }
 
   /** Every audit partial report in the cluster, decoded. */
-  static List<Evaluation> auditPartials(KubernetesClient client) {
-    List<Evaluation> all = new ArrayList<>();
+  static List<PartialReport> auditPartials(KubernetesClient client) {
+    List<PartialReport> all = new ArrayList<>();
     for (var r : client.resources(PartialReportResource.class).inAnyNamespace().list().getItems()) {
       all.add(ReportCodec.decodePartial(r));
     }
@@ -93,10 +93,10 @@ final class AuditCluster {
   }
 
   /** The aggregates the default aggregator makes of the audit's partial reports. */
-  static List<AggregateReport> aggregates(List<Evaluation> partials) {
+  static List<AggregateReport> aggregates(List<PartialReport> partials) {
     ReportAggregator aggregator = ReportAggregator.builder().build();
-    for (Evaluation e : partials) {
-      aggregator.apply(e.toPartialReport());
+    for (PartialReport e : partials) {
+      aggregator.apply(e);
     }
     return aggregator.aggregates();
   }

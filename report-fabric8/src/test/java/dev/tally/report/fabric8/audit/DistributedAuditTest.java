@@ -3,8 +3,8 @@ package dev.tally.report.fabric8.audit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.PartialReport;
 import dev.tally.report.fabric8.ApiBudget;
-import dev.tally.report.fabric8.Evaluation;
 import dev.tally.report.fabric8.MockCluster;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.RetryPolicy;
@@ -125,7 +125,7 @@ class DistributedAuditTest {
     assertThat(ledger.statuses().values().stream().mapToLong(UnitStatus::objects).sum())
         .isEqualTo(objects);
 
-    List<Evaluation> partials = AuditCluster.auditPartials(client);
+    List<PartialReport> partials = AuditCluster.auditPartials(client);
     assertThat(partials).hasSize(objects);
     assertThat(partials.stream().map(e -> e.subject().uid()).distinct()).hasSize(objects);
     List<AggregateReport> distributed = AuditCluster.aggregates(partials);
@@ -176,7 +176,7 @@ class DistributedAuditTest {
     assertThat(ledger.statuses().values().stream().mapToLong(UnitStatus::objects).sum())
         .as("no object lost")
         .isEqualTo(objects);
-    List<Evaluation> partials = AuditCluster.auditPartials(client);
+    List<PartialReport> partials = AuditCluster.auditPartials(client);
     assertThat(partials)
         .as("one partial report per object: the unit taken over rewrote what m-b had written")
         .hasSize(objects)

@@ -2,9 +2,9 @@ package dev.tally.report.fabric8.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.fabric8.ApiBudget;
-import dev.tally.report.fabric8.Evaluation;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.PartialReportResource;
 import dev.tally.report.fabric8.ReportCodec;
@@ -179,7 +179,7 @@ class RealAuditTest {
       for (String name : namespaces) {
         for (var r :
             admin.resources(PartialReportResource.class).inNamespace(name).list().getItems()) {
-          Evaluation e = ReportCodec.decodePartial(r);
+          PartialReport e = ReportCodec.decodePartial(r);
           if (!e.producer().startsWith("audit/")) {
             continue;
           }
