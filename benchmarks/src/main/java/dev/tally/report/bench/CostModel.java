@@ -9,6 +9,7 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
+import dev.tally.report.api.WireNames;
 import dev.tally.report.merge.EncodedSize;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -254,7 +255,7 @@ public final class CostModel {
   }
 
   private static String groupLabel(AggregateReport r) {
-    return r.labels().getOrDefault(AggregateReport.GROUP_LABEL, r.ref().name());
+    return r.labels().getOrDefault(WireNames.GROUP_LABEL, r.ref().name());
   }
 
   private static void touch(

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.report.api.Change;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
-import dev.tally.report.fabric8.ReportCodec;
+import dev.tally.report.fabric8.resource.ReportCodec;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
 import java.util.List;

@@ -12,15 +12,16 @@ import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Severity;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.api.WireNames;
 import dev.tally.report.fabric8.AggregatorController;
 import dev.tally.report.fabric8.ApiBudget;
-import dev.tally.report.fabric8.ClusterPolicyReportResource;
 import dev.tally.report.fabric8.PartialReportPublisher;
-import dev.tally.report.fabric8.PartialReportResource;
-import dev.tally.report.fabric8.PolicyReportResource;
-import dev.tally.report.fabric8.ReportCodec;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.TallyResources;
+import dev.tally.report.fabric8.resource.ClusterPolicyReportResource;
+import dev.tally.report.fabric8.resource.PartialReportResource;
+import dev.tally.report.fabric8.resource.PolicyReportResource;
+import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.testenv.KubeTestEnv;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -213,7 +214,7 @@ public final class Demo {
         admin
             .resources(PartialReportResource.class)
             .inNamespace(gone.namespace())
-            .withLabel(ReportCodec.SUBJECT_UID_LABEL, gone.uid())
+            .withLabel(WireNames.SUBJECT_UID_LABEL, gone.uid())
             .delete();
       }
     }
@@ -345,7 +346,7 @@ public final class Demo {
         client
             .resources(PolicyReportResource.class)
             .inAnyNamespace()
-            .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
+            .withLabel(WireNames.MANAGED_BY_LABEL, WireNames.MANAGED_BY_VALUE)
             .list()
             .getItems()) {
       out.add(ReportCodec.decode(r));
@@ -353,7 +354,7 @@ public final class Demo {
     for (var r :
         client
             .resources(ClusterPolicyReportResource.class)
-            .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
+            .withLabel(WireNames.MANAGED_BY_LABEL, WireNames.MANAGED_BY_VALUE)
             .list()
             .getItems()) {
       out.add(ReportCodec.decode(r));
@@ -429,7 +430,7 @@ public final class Demo {
       if (client
           .resources(PartialReportResource.class)
           .inNamespace(gone.namespace())
-          .withLabel(ReportCodec.SUBJECT_UID_LABEL, gone.uid())
+          .withLabel(WireNames.SUBJECT_UID_LABEL, gone.uid())
           .list()
           .getItems()
           .isEmpty()) {

@@ -29,14 +29,6 @@ public record AggregateReport(
     Summary summary,
     String contentHash) {
 
-  /** The label that marks what Tally owns. */
-  public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
-
-  public static final String MANAGED_BY_VALUE = "tally";
-
-  /** The label naming the group an aggregate belongs to (a digest of the group id). */
-  public static final String GROUP_LABEL = "tally.dev/group";
-
   public AggregateReport {
     Checks.nonNull("ref", ref);
     labels = Checks.stringMap("labels", labels, 63);
@@ -50,7 +42,7 @@ public record AggregateReport(
 
   /** Whether Tally owns this object: it carries {@code app.kubernetes.io/managed-by: tally}. */
   public boolean ownedByTally() {
-    return MANAGED_BY_VALUE.equals(labels.get(MANAGED_BY_LABEL));
+    return WireNames.MANAGED_BY_VALUE.equals(labels.get(WireNames.MANAGED_BY_LABEL));
   }
 
   /** The same report with another content hash, as a codec attaches a stored one. */

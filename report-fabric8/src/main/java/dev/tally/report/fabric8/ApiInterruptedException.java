@@ -4,7 +4,7 @@ package dev.tally.report.fabric8;
 public final class ApiInterruptedException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-  ApiInterruptedException(String what, InterruptedException cause) {
+  public ApiInterruptedException(String what, InterruptedException cause) {
     super(what + " interrupted", cause);
   }
 }

@@ -3,6 +3,14 @@ package dev.tally.report.fabric8;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Subject;
+import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.internal.KubernetesNames;
+import dev.tally.report.fabric8.internal.OwnedPartialReports;
+import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
+import dev.tally.report.fabric8.resource.PartialReportResource;
+import dev.tally.report.fabric8.resource.PartialReportSpec;
+import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.EvaluationOrder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -48,9 +56,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class PartialReportPublisher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PartialReportPublisher.class);
-
-  /** When an unadopted partial report was first written, per the publisher's clock. */
-  public static final String PENDING_SINCE_ANNOTATION = "tally.dev/pending-since";
 
   private static final int MAX_CONFLICT_ATTEMPTS = 8;
 
@@ -322,7 +327,7 @@ public final class PartialReportPublisher implements AutoCloseable {
         current = existing == null ? null : decodeOrNull(existing);
         resourceVersion = existing == null ? null : existing.getMetadata().getResourceVersion();
         if (existing != null) {
-          pendingSince = annotation(existing, PENDING_SINCE_ANNOTATION);
+          pendingSince = annotation(existing, WireNames.PENDING_SINCE_ANNOTATION);
         }
       }
       if (current != null) {
@@ -340,7 +345,7 @@ public final class PartialReportPublisher implements AutoCloseable {
       @Nullable String since = null;
       if (!evaluation.adopted()) {
         since = pendingSince != null ? pendingSince : Instant.now(clock).toString();
-        desired.getMetadata().setAnnotations(Map.of(PENDING_SINCE_ANNOTATION, since));
+        desired.getMetadata().setAnnotations(Map.of(WireNames.PENDING_SINCE_ANNOTATION, since));
       }
       try {
         HasMetadata result;
@@ -368,7 +373,7 @@ public final class PartialReportPublisher implements AutoCloseable {
   }
 
   private boolean expired(HasMetadata resource) {
-    String since = annotation(resource, PENDING_SINCE_ANNOTATION);
+    String since = annotation(resource, WireNames.PENDING_SINCE_ANNOTATION);
     if (since == null) {
       return false;
     }

@@ -1,5 +1,8 @@
 package dev.tally.report.fabric8;
 
+import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
+import dev.tally.report.fabric8.resource.PartialReportResource;
+import dev.tally.report.fabric8.resource.PartialReportSpec;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;

@@ -8,6 +8,11 @@ import dev.tally.report.api.ReportFormat;
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Summary;
+import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.internal.PagedList;
+import dev.tally.report.fabric8.resource.AggregateResource;
+import dev.tally.report.fabric8.resource.ReportCodec;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -32,11 +37,8 @@ import org.slf4j.LoggerFactory;
  * <p>It decides nothing about content: a conflict is reported back so the controller re-reads and
  * re-diffs. Not thread-safe: used from the controller's thread.
  */
-public final class ReportWriter {
+final class ReportWriter {
   private static final Logger LOG = LoggerFactory.getLogger(ReportWriter.class);
-
-  /** The field manager of Tally's server-side applies. */
-  public static final String FIELD_MANAGER = "tally";
 
   private final KubernetesClient client;
   private final ApiCalls calls;
@@ -58,7 +60,7 @@ public final class ReportWriter {
    * Writes the changes in order, checking {@code mayWrite} before each: once it says no (the lease
    * was lost), nothing more is written.
    */
-  public WriteOutcome write(ChangeSet changes, BooleanSupplier mayWrite) {
+  WriteOutcome write(ChangeSet changes, BooleanSupplier mayWrite) {
     int written = 0;
     int suppressed = 0;
     List<ReportRef> conflicts = new ArrayList<>();
@@ -105,7 +107,7 @@ public final class ReportWriter {
    * that does not decode is returned with no results and no content hash, so that a diff rewrites
    * it.
    */
-  public List<AggregateReport> listOwned(ReportFormat format) {
+  List<AggregateReport> listOwned(ReportFormat format) {
     List<AggregateReport> out = new ArrayList<>();
     for (ReportKind kind : List.of(format.kindFor("any-namespace"), format.kindFor(""))) {
       List<? extends AggregateResource> items = listOwned(kind);
@@ -127,12 +129,12 @@ public final class ReportWriter {
             client
                 .resources(type)
                 .inAnyNamespace()
-                .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
+                .withLabel(WireNames.MANAGED_BY_LABEL, WireNames.MANAGED_BY_VALUE)
                 .list(options));
   }
 
   /** Forgets what it knew of resourceVersions, as after losing the lease. */
-  public void forget() {
+  void forget() {
     resourceVersions.clear();
   }
 
@@ -253,7 +255,7 @@ public final class ReportWriter {
               () ->
                   client
                       .resource(desired)
-                      .fieldManager(FIELD_MANAGER)
+                      .fieldManager(WireNames.FIELD_MANAGER)
                       .forceConflicts()
                       .serverSideApply());
       remember(ref, applied);
@@ -303,8 +305,8 @@ public final class ReportWriter {
     LOG.warn(
         "{} exists but is not managed by Tally ({}={} missing); leaving it alone",
         ref,
-        AggregateReport.MANAGED_BY_LABEL,
-        AggregateReport.MANAGED_BY_VALUE);
+        WireNames.MANAGED_BY_LABEL,
+        WireNames.MANAGED_BY_VALUE);
     resourceVersions.remove(ref);
     return Verdict.REFUSED;
   }
@@ -329,13 +331,13 @@ public final class ReportWriter {
   private static boolean owned(HasMetadata item) {
     var labels = item.getMetadata().getLabels();
     return labels != null
-        && AggregateReport.MANAGED_BY_VALUE.equals(labels.get(AggregateReport.MANAGED_BY_LABEL));
+        && WireNames.MANAGED_BY_VALUE.equals(labels.get(WireNames.MANAGED_BY_LABEL));
   }
 
   private static boolean sameContent(AggregateResource existing, AggregateReport desired) {
     var annotations = existing.getMetadata().getAnnotations();
     return !desired.contentHash().isEmpty()
         && annotations != null
-        && desired.contentHash().equals(annotations.get(ReportCodec.CONTENT_HASH_ANNOTATION));
+        && desired.contentHash().equals(annotations.get(WireNames.CONTENT_HASH_ANNOTATION));
   }
 }

@@ -13,7 +13,7 @@ import java.util.List;
  * @param refused objects left alone because they exist and are not Tally's
  * @param stopped whether writing stopped early because this replica may no longer write
  */
-public record WriteOutcome(
+record WriteOutcome(
     int written,
     int suppressed,
     List<ReportRef> conflicts,

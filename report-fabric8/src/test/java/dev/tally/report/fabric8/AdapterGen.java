@@ -18,6 +18,7 @@ import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Summary;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.api.WireNames;
 import dev.tally.report.api.testing.WideModel;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -45,8 +46,8 @@ final class AdapterGen {
       List<Result> results = results(in, ns, 6);
       Map<String, String> labels = new LinkedHashMap<>();
       if (coin(in)) {
-        labels.put(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE);
-        labels.put(AggregateReport.GROUP_LABEL, "g" + between(in, 0, 999));
+        labels.put(WireNames.MANAGED_BY_LABEL, WireNames.MANAGED_BY_VALUE);
+        labels.put(WireNames.GROUP_LABEL, "g" + between(in, 0, 999));
       }
       Optional<Subject> scope = coin(in) ? Optional.of(subject(in, ns, true)) : Optional.empty();
       Optional<Subject> owner = coin(in) ? scope : Optional.empty();

@@ -7,6 +7,8 @@ import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Summary;
+import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -60,9 +62,9 @@ class AggregatorRecoveryTest {
         new ReportRef(ReportKind.POLICY_REPORT, "team-9", "tally-namespace-all"),
         // what this grouping once wrote for a namespace that has no results any more
         Map.of(
-            AggregateReport.MANAGED_BY_LABEL,
+            WireNames.MANAGED_BY_LABEL,
             "tally",
-            AggregateReport.GROUP_LABEL,
+            WireNames.GROUP_LABEL,
             "gone",
             "tally.dev/grouping",
             "namespace"),

@@ -6,6 +6,7 @@ import static org.quicktheories.QuickTheory.qt;
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.testing.WideModel;
+import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.EncodedSize;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.charset.StandardCharsets;

@@ -10,6 +10,9 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.resource.PartialReportResource;
+import dev.tally.report.fabric8.resource.WireResult;
 import dev.tally.report.merge.EvaluationOrder;
 import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -100,8 +103,8 @@ class PartialReportPublisherTest {
                   .singleElement()
                   .satisfies(o -> assertThat(o.getUid()).isEqualTo(pod.getMetadata().getUid()));
               assertThat(p.getMetadata().getLabels())
-                  .containsEntry(ReportCodec.SUBJECT_UID_LABEL, pod.getMetadata().getUid())
-                  .containsEntry(ReportCodec.PRODUCER_LABEL, "admission");
+                  .containsEntry(WireNames.SUBJECT_UID_LABEL, pod.getMetadata().getUid())
+                  .containsEntry(WireNames.PRODUCER_LABEL, "admission");
             });
     var byMethod = MockCluster.drainByMethod(server);
     assertThat(byMethod.getOrDefault("DELETE", 0)).as("no create-then-delete churn").isZero();

@@ -19,6 +19,8 @@ import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.api.testing.HostileModel;
+import dev.tally.report.fabric8.resource.AggregateResource;
+import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.EncodedSize;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.charset.StandardCharsets;

@@ -10,6 +10,8 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.resource.PolicyReportResource;
+import dev.tally.report.fabric8.resource.WireSummary;
 import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;

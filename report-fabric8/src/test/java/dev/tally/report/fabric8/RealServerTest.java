@@ -23,6 +23,11 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.internal.PagedList;
+import dev.tally.report.fabric8.resource.PolicyReportResource;
+import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -439,7 +444,7 @@ class RealServerTest {
           admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems().get(0);
       assertThat(written.getMetadata().getManagedFields())
           .extracting(f -> f.getManager())
-          .contains(ReportWriter.FIELD_MANAGER);
+          .contains(WireNames.FIELD_MANAGER);
 
       String name = written.getMetadata().getName();
       String tampered =
@@ -457,7 +462,7 @@ class RealServerTest {
                       .serverSideApply(),
               KubernetesClientException.class);
       assertThat(conflict.getCode()).isEqualTo(409);
-      assertThat(conflict.getMessage()).contains(ReportWriter.FIELD_MANAGER);
+      assertThat(conflict.getMessage()).contains(WireNames.FIELD_MANAGER);
 
       admin
           .resource(Serialization.unmarshal(tampered, GenericKubernetesResource.class))

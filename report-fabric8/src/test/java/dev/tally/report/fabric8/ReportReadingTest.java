@@ -12,6 +12,14 @@ import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Severity;
 import dev.tally.report.api.Summary;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.resource.AggregateResource;
+import dev.tally.report.fabric8.resource.CodecWarning;
+import dev.tally.report.fabric8.resource.ReadReport;
+import dev.tally.report.fabric8.resource.ReportCodec;
+import dev.tally.report.fabric8.resource.ReportReadException;
+import dev.tally.report.fabric8.resource.WireResult;
+import dev.tally.report.fabric8.resource.WireTimestamp;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.List;
@@ -454,7 +462,7 @@ class ReportReadingTest {
     assertThat(read.source()).hasValue("kube-bench-adapter");
     assertThat(read.annotations())
         .containsEntry("name", "CIS Kubernetes Benchmarks")
-        .containsEntry(ReportCodec.CONTENT_HASH_ANNOTATION, "sha256-1");
+        .containsEntry(WireNames.CONTENT_HASH_ANNOTATION, "sha256-1");
     assertThat(read.report().results())
         .extracting(Result::source)
         .containsExactly("kube-bench-adapter", "other-tool");
@@ -465,7 +473,7 @@ class ReportReadingTest {
     assertThat(meta.getAnnotations())
         .containsExactly(
             Map.entry("name", "CIS Kubernetes Benchmarks"),
-            Map.entry(ReportCodec.CONTENT_HASH_ANNOTATION, "sha256-1"));
+            Map.entry(WireNames.CONTENT_HASH_ANNOTATION, "sha256-1"));
     assertThat(meta.getUid()).isEqualTo("7d9f1d8e-1111-2222-3333-444455556666");
     assertThat(meta.getOwnerReferences()).hasSize(2);
     assertThat(written.getSource()).isEqualTo("kube-bench-adapter");
@@ -498,7 +506,7 @@ class ReportReadingTest {
     assertThat(written.getConfiguration()).isNull();
     assertThat(written.getMetadata().getOwnerReferences()).isNullOrEmpty();
     assertThat(written.getMetadata().getAnnotations())
-        .containsEntry(ReportCodec.CONTENT_HASH_ANNOTATION, "sha256-2")
+        .containsEntry(WireNames.CONTENT_HASH_ANNOTATION, "sha256-2")
         .containsEntry("name", "CIS Kubernetes Benchmarks");
     // the changed result is the report's; the unchanged one is written as it was read
     assertThat(written.getResults().get(0).source()).isEqualTo("kube-bench-adapter");

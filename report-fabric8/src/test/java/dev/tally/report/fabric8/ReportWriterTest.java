@@ -11,6 +11,11 @@ import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Summary;
+import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.resource.PolicyReportResource;
+import dev.tally.report.fabric8.resource.ReportCodec;
+import dev.tally.report.fabric8.resource.WireSummary;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -68,7 +73,7 @@ class ReportWriterTest {
             .toList();
     return new AggregateReport(
         new ReportRef(ReportKind.POLICY_REPORT, "team-a", name),
-        Map.of(AggregateReport.MANAGED_BY_LABEL, "tally", AggregateReport.GROUP_LABEL, "g1"),
+        Map.of(WireNames.MANAGED_BY_LABEL, "tally", WireNames.GROUP_LABEL, "g1"),
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
@@ -97,7 +102,7 @@ class ReportWriterTest {
   void createsUpdatesAndDeletesWithPreconditions() {
     assertThat(write(new Change.Create(report("r1", "h1", ResultStatus.FAIL))).complete()).isTrue();
     assertThat(read("r1").getMetadata().getAnnotations())
-        .containsEntry(ReportCodec.CONTENT_HASH_ANNOTATION, "h1");
+        .containsEntry(WireNames.CONTENT_HASH_ANNOTATION, "h1");
 
     var update = new Change.Update(report("r1", "h2", ResultStatus.PASS, ResultStatus.PASS), "h1");
     assertThat(write(update).written()).isEqualTo(1);
@@ -130,7 +135,7 @@ class ReportWriterTest {
         .allSatisfy(o -> assertThat(o.refused()).hasSize(1));
     assertThat(read("theirs").getMetadata().getResourceVersion()).isEqualTo(rv);
     assertThat(read("theirs").getMetadata().getLabels())
-        .containsEntry(AggregateReport.MANAGED_BY_LABEL, "kyverno");
+        .containsEntry(WireNames.MANAGED_BY_LABEL, "kyverno");
   }
 
   @Test

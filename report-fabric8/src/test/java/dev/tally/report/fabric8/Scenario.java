@@ -12,6 +12,12 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
+import dev.tally.report.fabric8.resource.ClusterPolicyReportResource;
+import dev.tally.report.fabric8.resource.PartialReportResource;
+import dev.tally.report.fabric8.resource.PolicyReportResource;
+import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -104,13 +110,13 @@ final class Scenario {
     if (subject.clusterScoped()) {
       client
           .resources(ClusterPartialReportResource.class)
-          .withLabel(ReportCodec.SUBJECT_UID_LABEL, subject.uid())
+          .withLabel(WireNames.SUBJECT_UID_LABEL, subject.uid())
           .delete();
     } else {
       client
           .resources(PartialReportResource.class)
           .inNamespace(subject.namespace())
-          .withLabel(ReportCodec.SUBJECT_UID_LABEL, subject.uid())
+          .withLabel(WireNames.SUBJECT_UID_LABEL, subject.uid())
           .delete();
     }
   }
@@ -131,7 +137,7 @@ final class Scenario {
         client
             .resources(PolicyReportResource.class)
             .inAnyNamespace()
-            .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
+            .withLabel(WireNames.MANAGED_BY_LABEL, WireNames.MANAGED_BY_VALUE)
             .list()
             .getItems()) {
       out.add(ReportCodec.decode(r));
@@ -139,7 +145,7 @@ final class Scenario {
     for (var r :
         client
             .resources(ClusterPolicyReportResource.class)
-            .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
+            .withLabel(WireNames.MANAGED_BY_LABEL, WireNames.MANAGED_BY_VALUE)
             .list()
             .getItems()) {
       out.add(ReportCodec.decode(r));

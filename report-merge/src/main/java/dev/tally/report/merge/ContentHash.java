@@ -16,8 +16,6 @@ import java.util.Optional;
  * unchanged results); {@link #of(AggregateReport)} computes the same value from scratch.
  */
 public final class ContentHash {
-  /** The annotation the adapter stores the hash in, so a restart can compare without re-reading. */
-  public static final String ANNOTATION = "tally.dev/content-hash";
 
   private ContentHash() {}
 

@@ -18,6 +18,7 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Summary;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.api.WireNames;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -47,8 +48,6 @@ final class DefaultReportAggregator implements ReportAggregator {
    * The label naming the grouping that wrote an aggregate, so aggregators never delete each
    * other's.
    */
-  static final String GROUPING_LABEL = "tally.dev/grouping";
-
   private static final Logger LOG = LoggerFactory.getLogger(DefaultReportAggregator.class);
 
   private final AggregatorConfig config;
@@ -631,7 +630,7 @@ final class DefaultReportAggregator implements ReportAggregator {
             o ->
                 o.ref().kind() == config.format().kindFor(o.ref().namespace())
                     && ReportNames.sanitize(config.grouping().id())
-                        .equals(o.labels().get(GROUPING_LABEL)));
+                        .equals(o.labels().get(WireNames.GROUPING_LABEL)));
     // what is desired is now taken as published
     int index = 0;
     for (Iterator<Group> it = groups.values().iterator(); it.hasNext(); index++) {

@@ -8,6 +8,7 @@ import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Summary;
+import dev.tally.report.api.WireNames;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -83,7 +84,7 @@ public final class EncodedSize {
     meta.string("namespace", report.ref().namespace());
     meta.raw("labels", report.labels().isEmpty() ? 0 : map(report.labels()));
     if (!report.contentHash().isEmpty()) {
-      meta.raw("annotations", map(Map.of(ContentHash.ANNOTATION, report.contentHash())));
+      meta.raw("annotations", map(Map.of(WireNames.CONTENT_HASH_ANNOTATION, report.contentHash())));
     }
     report
         .owner()

@@ -1,8 +1,8 @@
 package dev.tally.report.merge;
 
-import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.Subject;
+import dev.tally.report.api.WireNames;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -68,11 +68,11 @@ final class Group {
     // sorted like every map of the model, so digests iterate it in the same order
     return new TreeMap<>(
         Map.of(
-            AggregateReport.MANAGED_BY_LABEL,
-            AggregateReport.MANAGED_BY_VALUE,
-            AggregateReport.GROUP_LABEL,
+            WireNames.MANAGED_BY_LABEL,
+            WireNames.MANAGED_BY_VALUE,
+            WireNames.GROUP_LABEL,
             ReportNames.groupLabel(groupingId, key.namespace(), key.name()),
-            DefaultReportAggregator.GROUPING_LABEL,
+            WireNames.GROUPING_LABEL,
             ReportNames.sanitize(groupingId)));
   }
 

@@ -15,6 +15,7 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.api.WireNames;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -40,8 +41,8 @@ class AggregatorExamplesTest {
     assertThat(pod.owner()).contains(POD);
     assertThat(pod.ref().namespace()).isEqualTo("shop");
     assertThat(pod.labels())
-        .containsEntry(AggregateReport.MANAGED_BY_LABEL, "tally")
-        .containsKey(AggregateReport.GROUP_LABEL);
+        .containsEntry(WireNames.MANAGED_BY_LABEL, "tally")
+        .containsKey(WireNames.GROUP_LABEL);
   }
 
   @Test

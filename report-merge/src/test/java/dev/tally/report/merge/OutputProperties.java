@@ -17,6 +17,7 @@ import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Summary;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.api.WireNames;
 import dev.tally.report.api.testing.AggregatorEvent;
 import dev.tally.report.api.testing.ModelGen;
 import dev.tally.report.api.testing.RandomModel;
@@ -91,13 +92,12 @@ class OutputProperties {
           Map<String, List<Result>> byGroup = new HashMap<>();
           for (AggregateReport report : split.aggregates()) {
             byGroup
-                .computeIfAbsent(
-                    report.labels().get(AggregateReport.GROUP_LABEL), k -> new ArrayList<>())
+                .computeIfAbsent(report.labels().get(WireNames.GROUP_LABEL), k -> new ArrayList<>())
                 .addAll(report.results());
           }
           Map<String, List<Result>> unsplit = new HashMap<>();
           for (AggregateReport report : whole.aggregates()) {
-            unsplit.put(report.labels().get(AggregateReport.GROUP_LABEL), report.results());
+            unsplit.put(report.labels().get(WireNames.GROUP_LABEL), report.results());
           }
           assertThat(byGroup.keySet()).isEqualTo(unsplit.keySet());
           byGroup.forEach(

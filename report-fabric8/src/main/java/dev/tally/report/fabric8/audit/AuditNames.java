@@ -1,7 +1,7 @@
 package dev.tally.report.fabric8.audit;
 
-import dev.tally.report.api.AggregateReport;
-import dev.tally.report.fabric8.KubernetesNames;
+import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.internal.KubernetesNames;
 import java.util.Map;
 
 /** Names and labels of the objects the audit keeps: valid DNS names, stable for a member. */
@@ -42,7 +42,7 @@ final class AuditNames {
         group,
         MEMBER_LABEL,
         member,
-        AggregateReport.MANAGED_BY_LABEL,
-        AggregateReport.MANAGED_BY_VALUE);
+        WireNames.MANAGED_BY_LABEL,
+        WireNames.MANAGED_BY_VALUE);
   }
 }

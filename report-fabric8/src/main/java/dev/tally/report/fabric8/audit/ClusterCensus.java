@@ -1,6 +1,6 @@
 package dev.tally.report.fabric8.audit;
 
-import dev.tally.report.fabric8.ApiCalls;
+import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.merge.audit.KindCensus;
 import dev.tally.report.merge.audit.UnitCatalog;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;

@@ -1,7 +1,7 @@
 package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.InvalidReportException;
-import dev.tally.report.fabric8.ApiCalls;
+import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.merge.audit.RunId;
 import dev.tally.report.merge.audit.RunLedger;
 import dev.tally.report.merge.audit.UnitStatus;

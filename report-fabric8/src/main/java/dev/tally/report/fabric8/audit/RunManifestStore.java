@@ -1,7 +1,7 @@
 package dev.tally.report.fabric8.audit;
 
-import dev.tally.report.api.AggregateReport;
-import dev.tally.report.fabric8.ApiCalls;
+import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.merge.audit.RunId;
 import dev.tally.report.merge.audit.ShardPlan;
 import dev.tally.report.merge.audit.ShardPlanner;
@@ -79,8 +79,8 @@ final class RunManifestStore {
                     group,
                     EPOCH_LABEL,
                     Long.toString(epoch),
-                    AggregateReport.MANAGED_BY_LABEL,
-                    AggregateReport.MANAGED_BY_VALUE))
+                    WireNames.MANAGED_BY_LABEL,
+                    WireNames.MANAGED_BY_VALUE))
             .endMetadata()
             .withData(
                 Map.of(

@@ -2,10 +2,10 @@ package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
-import dev.tally.report.fabric8.ApiCalls;
-import dev.tally.report.fabric8.OwnedPartialReports;
-import dev.tally.report.fabric8.PartialReportSpec;
-import dev.tally.report.fabric8.ReportCodec;
+import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.internal.OwnedPartialReports;
+import dev.tally.report.fabric8.resource.PartialReportSpec;
+import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.audit.WorkUnit;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -3,11 +3,11 @@ package dev.tally.report.fabric8.audit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.fabric8.ApiBudget;
-import dev.tally.report.fabric8.ApiCalls;
 import dev.tally.report.fabric8.MockCluster;
 import dev.tally.report.fabric8.RetryPolicy;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.VirtualTime;
+import dev.tally.report.fabric8.internal.ApiCalls;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.resource;
 
 import dev.tally.report.api.ReportKind;
 import java.util.Arrays;

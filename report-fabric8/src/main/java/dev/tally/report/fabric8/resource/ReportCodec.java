@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.resource;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CoverageKey;
@@ -13,6 +13,8 @@ import dev.tally.report.api.Severity;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Summary;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.internal.KubernetesNames;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -86,15 +88,6 @@ public final class ReportCodec {
   private static final Logger LOG = LoggerFactory.getLogger(ReportCodec.class);
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
-  /** The annotation holding the content hash of what Tally wrote. */
-  public static final String CONTENT_HASH_ANNOTATION = "tally.dev/content-hash";
-
-  /** The label naming a partial report's producer (a valid label value derived from it). */
-  public static final String PRODUCER_LABEL = "tally.dev/producer";
-
-  /** The label holding a partial report's subject uid; absent until the subject is adopted. */
-  public static final String SUBJECT_UID_LABEL = "tally.dev/subject-uid";
-
   private ReportCodec() {}
 
   /** The custom resource class of an aggregate kind. */
@@ -162,7 +155,7 @@ public final class ReportCodec {
             .withNamespace(kind.namespaced() ? report.ref().namespace() : null)
             .withLabels(report.labels().isEmpty() ? null : new TreeMap<>(report.labels()));
     if (!report.contentHash().isEmpty()) {
-      meta.withAnnotations(Map.of(CONTENT_HASH_ANNOTATION, report.contentHash()));
+      meta.withAnnotations(Map.of(WireNames.CONTENT_HASH_ANNOTATION, report.contentHash()));
     }
     report.owner().ifPresent(o -> meta.withOwnerReferences(ownerReference(o)));
     res.setMetadata(meta.build());
@@ -213,7 +206,7 @@ public final class ReportCodec {
     String hash =
         meta.getAnnotations() == null
             ? ""
-            : nonNull(meta.getAnnotations().get(CONTENT_HASH_ANNOTATION));
+            : nonNull(meta.getAnnotations().get(WireNames.CONTENT_HASH_ANNOTATION));
     Optional<Subject> owner = owner(meta.getOwnerReferences(), namespace);
     Optional<Subject> scope =
         Optional.ofNullable(res.getScope()).map(s -> field("scope", () -> subject(s)));
@@ -445,9 +438,9 @@ public final class ReportCodec {
     meta.setLabels(model.getLabels());
     Map<String, String> annotations =
         new LinkedHashMap<>(meta.getAnnotations() == null ? Map.of() : meta.getAnnotations());
-    annotations.remove(CONTENT_HASH_ANNOTATION);
+    annotations.remove(WireNames.CONTENT_HASH_ANNOTATION);
     if (!report.contentHash().isEmpty()) {
-      annotations.put(CONTENT_HASH_ANNOTATION, report.contentHash());
+      annotations.put(WireNames.CONTENT_HASH_ANNOTATION, report.contentHash());
     }
     meta.setAnnotations(annotations.isEmpty() ? null : annotations);
     if (!keptOwner.equals(report.owner())) {
@@ -664,14 +657,14 @@ public final class ReportCodec {
     CustomResource<PartialReportSpec, Void> res =
         subject.clusterScoped() ? new ClusterPartialReportResource() : new PartialReportResource();
     Map<String, String> labels = new LinkedHashMap<>();
-    labels.put(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE);
-    labels.put(PRODUCER_LABEL, KubernetesNames.labelValue(evaluation.producer()));
+    labels.put(WireNames.MANAGED_BY_LABEL, WireNames.MANAGED_BY_VALUE);
+    labels.put(WireNames.PRODUCER_LABEL, KubernetesNames.labelValue(evaluation.producer()));
     var meta =
         new ObjectMetaBuilder()
             .withName(name)
             .withNamespace(subject.clusterScoped() ? null : subject.namespace());
     if (evaluation.adopted()) {
-      labels.put(SUBJECT_UID_LABEL, KubernetesNames.labelValue(subject.uid()));
+      labels.put(WireNames.SUBJECT_UID_LABEL, KubernetesNames.labelValue(subject.uid()));
       meta.withOwnerReferences(ownerReference(subject));
     }
     res.setMetadata(meta.withLabels(labels).build());

@@ -1,6 +1,8 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.internal;
 
-import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
+import dev.tally.report.fabric8.resource.PartialReportResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -48,7 +50,7 @@ public final class OwnedPartialReports {
         what,
         () ->
             resources
-                .withLabel(AggregateReport.MANAGED_BY_LABEL, AggregateReport.MANAGED_BY_VALUE)
+                .withLabel(WireNames.MANAGED_BY_LABEL, WireNames.MANAGED_BY_VALUE)
                 .list()
                 .getItems());
   }

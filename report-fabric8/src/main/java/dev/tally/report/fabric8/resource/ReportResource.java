@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.resource;
 
 import dev.tally.report.api.ReportKind;
 import io.fabric8.kubernetes.api.model.Namespaced;
@@ -7,14 +7,14 @@ import io.fabric8.kubernetes.model.annotation.Kind;
 import io.fabric8.kubernetes.model.annotation.Plural;
 import io.fabric8.kubernetes.model.annotation.Version;
 
-/** {@code wgpolicyk8s.io/v1alpha2} PolicyReport (namespaced). */
-@Group("wgpolicyk8s.io")
-@Version("v1alpha2")
-@Kind("PolicyReport")
-@Plural("policyreports")
-public class PolicyReportResource extends AggregateResource implements Namespaced {
+/** {@code openreports.io/v1alpha1} Report (namespaced). */
+@Group("openreports.io")
+@Version("v1alpha1")
+@Kind("Report")
+@Plural("reports")
+public class ReportResource extends AggregateResource implements Namespaced {
   @Override
   public ReportKind reportKind() {
-    return ReportKind.POLICY_REPORT;
+    return ReportKind.REPORT;
   }
 }

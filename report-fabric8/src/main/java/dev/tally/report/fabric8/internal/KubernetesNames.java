@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,5 +1,10 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.internal;
 
+import dev.tally.report.fabric8.ApiBudget;
+import dev.tally.report.fabric8.ApiInterruptedException;
+import dev.tally.report.fabric8.RetryPolicy;
+import dev.tally.report.fabric8.Sleeper;
+import dev.tally.report.fabric8.TallyMetrics;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.HttpURLConnection;
 import java.time.Duration;

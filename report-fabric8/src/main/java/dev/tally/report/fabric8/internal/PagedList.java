@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.internal;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
@@ -18,17 +18,17 @@ import org.slf4j.LoggerFactory;
  * the budget on its own. An expired continue token (410 Gone) restarts the LIST rather than
  * returning part of it.
  */
-final class PagedList {
+public final class PagedList {
   private static final Logger LOG = LoggerFactory.getLogger(PagedList.class);
 
   /** Objects per page: small enough for a cheap request, large enough for few of them. */
-  static final long PAGE_SIZE = 500;
+  public static final long PAGE_SIZE = 500;
 
   private static final int MAX_RESTARTS = 3;
 
   private PagedList() {}
 
-  static <T extends HasMetadata> List<T> all(
+  public static <T extends HasMetadata> List<T> all(
       ApiCalls calls, String what, Function<ListOptions, KubernetesResourceList<T>> page) {
     for (int restart = 0; ; restart++) {
       List<T> out = new ArrayList<>();
