@@ -5,13 +5,13 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.WireNames;
 import dev.tally.report.fabric8.internal.ApiCalls;
-import dev.tally.report.fabric8.internal.KubernetesNames;
 import dev.tally.report.fabric8.internal.OwnedPartialReports;
 import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportSpec;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.EvaluationOrder;
+import dev.tally.report.merge.KubernetesNames;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -121,17 +121,7 @@ public final class PartialReportPublisher implements AutoCloseable {
    * subject's uid, so a report written before its subject existed keeps its name when adopted.
    */
   public static String objectName(String producer, Subject subject) {
-    return KubernetesNames.objectName(
-        subject.kind() + "-" + subject.name(),
-        producer
-            + "\n"
-            + subject.apiVersion()
-            + "\n"
-            + subject.kind()
-            + "\n"
-            + subject.namespace()
-            + "\n"
-            + subject.name());
+    return KubernetesNames.partialReport(producer, subject);
   }
 
   /**

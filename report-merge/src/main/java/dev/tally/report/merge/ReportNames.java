@@ -2,9 +2,6 @@ package dev.tally.report.merge;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Locale;
 
 /**
@@ -29,8 +26,6 @@ final class ReportNames {
 
   /** The longest base name: {@link #MAX_BASE} chars, a '-' and a digest. */
   static final int MAX_BASE_LENGTH = MAX_BASE + 1 + DIGEST_CHARS;
-
-  private static final HexFormat HEX = HexFormat.of();
 
   private ReportNames() {}
 
@@ -61,18 +56,14 @@ final class ReportNames {
 
   /** The first {@link #DIGEST_CHARS} hex digits of SHA-256 over the lengths and UTF-8 of both. */
   private static String digest(String groupingId, String group) {
-    MessageDigest sha;
-    try {
-      sha = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java platform has SHA-256", e);
-    }
-    for (String part : new String[] {groupingId, group}) {
-      byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-      sha.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
-      sha.update(bytes);
-    }
-    return HEX.formatHex(sha.digest()).substring(0, DIGEST_CHARS);
+    byte[] a = groupingId.getBytes(StandardCharsets.UTF_8);
+    byte[] b = group.getBytes(StandardCharsets.UTF_8);
+    return KubernetesNames.sha256Hex(
+        DIGEST_CHARS,
+        ByteBuffer.allocate(4).putInt(a.length).array(),
+        a,
+        ByteBuffer.allocate(4).putInt(b.length).array(),
+        b);
   }
 
   static String partition(String base, String suffix) {
@@ -84,20 +75,17 @@ final class ReportNames {
     return Fingerprint.hex(Fingerprint.of(groupingId, namespace, group));
   }
 
+  /** {@code s} as a DNS name ({@link KubernetesNames#clean}), each run of '-' made one. */
   static String sanitize(String s) {
-    StringBuilder sb = new StringBuilder(s.length());
-    boolean dash = false;
-    for (char c : s.toLowerCase(Locale.ROOT).toCharArray()) {
-      boolean ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-      if (ok) {
-        sb.append(c);
-        dash = false;
-      } else if (!dash) {
-        sb.append('-');
-        dash = true;
+    String clean = KubernetesNames.clean(s.toLowerCase(Locale.ROOT), Integer.MAX_VALUE, true);
+    StringBuilder sb = new StringBuilder(clean.length());
+    for (int i = 0; i < clean.length(); i++) {
+      char c = clean.charAt(i);
+      if (c != '-' || sb.charAt(sb.length() - 1) != '-') {
+        sb.append(c); // clean starts with a letter or digit, so sb is never empty at a '-'
       }
     }
-    return trimDashes(sb.toString());
+    return sb.toString();
   }
 
   private static String trimDashes(String s) {

@@ -14,7 +14,7 @@ import dev.tally.report.api.Subject;
 import dev.tally.report.api.Summary;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.api.WireNames;
-import dev.tally.report.fabric8.internal.KubernetesNames;
+import dev.tally.report.merge.KubernetesNames;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;

@@ -1,8 +1,7 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.merge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tally.report.fabric8.internal.KubernetesNames;
 import org.junit.jupiter.api.Test;
 
 class KubernetesNamesTest {

@@ -1,5 +1,6 @@
-package dev.tally.report.fabric8.internal;
+package dev.tally.report.merge;
 
+import dev.tally.report.api.Subject;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -10,6 +11,8 @@ import java.util.regex.Pattern;
 /**
  * Deterministic, valid object names and label values derived from arbitrary strings: the same input
  * gives the same name on every replica and every run, and distinct identities never share a name.
+ * The names of docs/DESIGN.md §4 are made here and in {@link ReportNames} (aggregates), both with
+ * {@link #sha256Hex} and {@link #clean}: one digest and one sanitiser for every name Tally stores.
  */
 public final class KubernetesNames {
   /** Longest label value Kubernetes accepts. */
@@ -62,17 +65,51 @@ public final class KubernetesNames {
     return prefix.isEmpty() ? hash : prefix + "-" + hash;
   }
 
+  /**
+   * The name of the one partial report object of {@code producer} about {@code subject}: {@code
+   * <kind>-<name>} cleaned, then 12 hex digits of a digest of (producer, apiVersion, kind,
+   * namespace, name). Independent of the uid, so an evaluation published before its subject existed
+   * is the same object once adopted.
+   */
+  public static String partialReport(String producer, Subject subject) {
+    return objectName(
+        subject.kind() + "-" + subject.name(),
+        producer
+            + "\n"
+            + subject.apiVersion()
+            + "\n"
+            + subject.kind()
+            + "\n"
+            + subject.namespace()
+            + "\n"
+            + subject.name());
+  }
+
   /** The first {@code hexChars} hex digits of the SHA-256 of {@code s}. */
   public static String digest(String s, int hexChars) {
+    return sha256Hex(hexChars, s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** The first {@code hexChars} hex digits of the SHA-256 of {@code parts}, fed in order. */
+  static String sha256Hex(int hexChars, byte[]... parts) {
+    MessageDigest sha;
     try {
-      byte[] d = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(d).substring(0, hexChars);
+      sha = MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required by every Java platform", e);
     }
+    for (byte[] part : parts) {
+      sha.update(part);
+    }
+    return HexFormat.of().formatHex(sha.digest()).substring(0, hexChars);
   }
 
-  private static String clean(String s, int max, boolean dnsOnly) {
+  /**
+   * {@code s} with every character outside the alphabet turned into '-', cut to {@code max} and
+   * trimmed to start and end with a letter or digit. The alphabet of a DNS name ({@code dnsOnly}):
+   * lower-case letters, digits and '-'; of a label value: also upper-case letters, '.' and '_'.
+   */
+  static String clean(String s, int max, boolean dnsOnly) {
     var sb = new StringBuilder();
     for (int i = 0; i < s.length() && sb.length() < max; i++) {
       char c = s.charAt(i);
