@@ -8,6 +8,7 @@ import dev.tally.report.api.Liveness;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.merge.SubjectIndex;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
@@ -82,9 +83,7 @@ public final class AggregatorController implements AutoCloseable {
   // confined to the executor thread
   private @Nullable ReportAggregator aggregator;
   private @Nullable PartialReportSource source;
-  private final Map<String, String> uidByKey = new HashMap<>();
-  private final Map<String, Set<String>> keysByUid = new HashMap<>();
-  private final Map<String, Timestamp> latestObservedByUid = new HashMap<>();
+  private final SubjectIndex subjects = new SubjectIndex();
 
   /** The resourceVersion of each partial report object last handled, to handle each once. */
   private final Map<String, String> handledVersions = new HashMap<>();
@@ -401,7 +400,7 @@ public final class AggregatorController implements AutoCloseable {
     for (var resource : src.snapshot()) {
       onUpsert(resource);
     }
-    LOG.info("rebuilt from {} partial reports", uidByKey.size());
+    LOG.info("rebuilt from {} partial reports", subjects.size());
     resync();
   }
 
@@ -412,9 +411,7 @@ public final class AggregatorController implements AutoCloseable {
       source = null;
     }
     aggregator = null;
-    uidByKey.clear();
-    keysByUid.clear();
-    latestObservedByUid.clear();
+    subjects.clear();
     handledVersions.clear();
     writer.forget();
     resyncNeeded = false;
@@ -454,13 +451,8 @@ public final class AggregatorController implements AutoCloseable {
       return;
     }
     metrics.partialApplied();
-    String previousUid = uidByKey.put(key, uid);
-    if (previousUid != null && !previousUid.equals(uid)) {
-      // the same producer and subject name, a new object: the old subject is gone
-      forgetKey(previousUid, key);
-    }
-    keysByUid.computeIfAbsent(uid, u -> new HashSet<>()).add(key);
-    latestObservedByUid.merge(uid, partial.observedAt(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
+    // the same producer and subject name about a new uid: the old subject may be gone
+    subjects.upsert(key, uid, partial.observedAt()).ifPresent(this::deleteSubject);
     scheduleFlush();
   }
 
@@ -470,34 +462,20 @@ public final class AggregatorController implements AutoCloseable {
     }
     String key = key(resource);
     handledVersions.remove(key);
-    String uid = uidByKey.remove(key);
-    if (uid != null) {
-      forgetKey(uid, key);
+    if (subjects.contains(key)) {
+      subjects.remove(key).ifPresent(this::deleteSubject);
       scheduleFlush();
     }
   }
 
   /**
-   * A partial report is gone. When it was the last one about its subject, the subject is taken as
-   * deleted (garbage collection removes partial reports with their subject): at the later of now
-   * and the latest evaluation seen, so a skewed clock cannot leave results behind.
+   * The last partial report about a subject is gone (garbage collection removes partial reports
+   * with their subject): {@link SubjectIndex} decided that and the time, given now.
    */
-  private void forgetKey(String uid, String key) {
-    Set<String> keys = keysByUid.get(uid);
-    if (keys == null) {
-      return;
-    }
-    keys.remove(key);
-    if (keys.isEmpty()) {
-      keysByUid.remove(uid);
-      Timestamp deletedAt = now();
-      Timestamp latest = latestObservedByUid.remove(uid);
-      if (latest != null && latest.isAfter(deletedAt)) {
-        deletedAt = latest;
-      }
-      Objects.requireNonNull(aggregator).deleteSubject(uid, deletedAt);
-      LOG.debug("subject {} deleted at {}", uid, deletedAt);
-    }
+  private void deleteSubject(SubjectIndex.Deletion deletion) {
+    Timestamp deletedAt = deletion.at(now());
+    Objects.requireNonNull(aggregator).deleteSubject(deletion.uid(), deletedAt);
+    LOG.debug("subject {} deleted at {}", deletion.uid(), deletedAt);
   }
 
   private void scheduleFlush() {
@@ -627,9 +605,8 @@ public final class AggregatorController implements AutoCloseable {
     for (String key : List.copyOf(handledVersions.keySet())) {
       if (!present.contains(key)) {
         handledVersions.remove(key);
-        String uid = uidByKey.remove(key);
-        if (uid != null) {
-          forgetKey(uid, key);
+        if (subjects.contains(key)) {
+          subjects.remove(key).ifPresent(this::deleteSubject);
           forgotten++;
         }
       }
