@@ -32,7 +32,9 @@ class SubjectIndexProperties {
   record Event(String key, @Nullable String uid, Timestamp observedAt) {
     @Override
     public String toString() {
-      return uid == null ? "remove(" + key + ")" : "upsert(" + key + ", " + uid + ", " + observedAt + ")";
+      return uid == null
+          ? "remove(" + key + ")"
+          : "upsert(" + key + ", " + uid + ", " + observedAt + ")";
     }
   }
 
@@ -51,7 +53,8 @@ class SubjectIndexProperties {
                     new Event(
                         key,
                         remove ? null : "u" + r.nextInt(uids),
-                        new Timestamp(r.nextInt(20), r.nextInt(3) == 0 ? 999_999_999 : r.nextInt(2))));
+                        new Timestamp(
+                            r.nextInt(20), r.nextInt(3) == 0 ? 999_999_999 : r.nextInt(2))));
               }
               return events;
             });
@@ -95,9 +98,7 @@ class SubjectIndexProperties {
   }
 
   static Optional<Deletion> play(SubjectIndex index, Event e) {
-    return e.uid() == null
-        ? index.remove(e.key())
-        : index.upsert(e.key(), e.uid(), e.observedAt());
+    return e.uid() == null ? index.remove(e.key()) : index.upsert(e.key(), e.uid(), e.observedAt());
   }
 
   @Test
@@ -144,7 +145,8 @@ class SubjectIndexProperties {
                 assertThat(index.remove(key)).isEmpty();
               }
               assertThat(deleted).doesNotHaveDuplicates();
-              assertThat(deleted).containsExactlyInAnyOrderElementsOf(new HashSet<>(about.values()));
+              assertThat(deleted)
+                  .containsExactlyInAnyOrderElementsOf(new HashSet<>(about.values()));
               assertThat(index.size()).isZero();
             });
   }
