@@ -1,0 +1,159 @@
+package dev.tally.report.fabric8;
+
+import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.internal.PagedList;
+import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
+import dev.tally.report.fabric8.resource.PartialReportResource;
+import dev.tally.report.fabric8.resource.PartialReportSpec;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Feeds the {@link PartialReportLedger} from the cluster while this replica leads: the informers of
+ * {@link PartialReportSource}, whose events it hands to the aggregator thread, their caches once
+ * synced, and the periodic re-list that repairs an informer which missed a deletion. Confined to
+ * the aggregator thread, apart from the events it hands over.
+ */
+final class PartialReportFeed {
+  // the controller's log, as before the controller was split
+  private static final Logger LOG = LoggerFactory.getLogger(AggregatorController.class);
+
+  private final KubernetesClient client;
+  private final ApiCalls calls;
+  private final AggregatorThread thread;
+  private final PartialReportLedger ledger;
+  private final Duration syncTimeout;
+
+  private @Nullable PartialReportSource source;
+
+  PartialReportFeed(
+      KubernetesClient client,
+      ApiCalls calls,
+      AggregatorThread thread,
+      PartialReportLedger ledger,
+      Duration syncTimeout) {
+    this.client = client;
+    this.calls = calls;
+    this.thread = thread;
+    this.ledger = ledger;
+    this.syncTimeout = syncTimeout;
+  }
+
+  /**
+   * LISTs one partial report, with the usual budget and retries.
+   *
+   * @throws RequestFailedException if the request failed for good
+   */
+  void checkAccess() {
+    String what = "list partialreports";
+    try {
+      calls.call(
+          what,
+          () ->
+              client
+                  .resources(PartialReportResource.class)
+                  .inAnyNamespace()
+                  .list(new ListOptionsBuilder().withLimit(1L).build()));
+    } catch (KubernetesClientException e) {
+      throw new RequestFailedException(what, e);
+    }
+  }
+
+  /** Starts the informers and waits until they synced; {@link #stop} stops them, synced or not. */
+  void start() throws InterruptedException, TimeoutException {
+    var src =
+        new PartialReportSource(
+            client,
+            new PartialReportSource.Listener() {
+              @Override
+              public void upsert(CustomResource<PartialReportSpec, Void> resource) {
+                thread.submit(() -> ledger.upsert(resource));
+              }
+
+              @Override
+              public void removed(CustomResource<PartialReportSpec, Void> resource) {
+                thread.submit(() -> ledger.removed(resource));
+              }
+            });
+    source = src;
+    src.start(syncTimeout);
+  }
+
+  /**
+   * Applies the informers' caches. The ADD events queued behind this task re-apply the same
+   * reports, which changes nothing.
+   */
+  void applyCaches() {
+    PartialReportSource src = source;
+    if (src == null) {
+      return;
+    }
+    for (var resource : src.snapshot()) {
+      ledger.upsert(resource);
+    }
+  }
+
+  /** Whether the informers run. */
+  boolean running() {
+    return source != null;
+  }
+
+  /** Stops the informers. */
+  void stop() {
+    if (source != null) {
+      source.close();
+      source = null;
+    }
+  }
+
+  /**
+   * LISTs every partial report afresh, applies what is newer and forgets what is gone: the net
+   * under an informer that missed a deletion while its watch reconnected.
+   *
+   * <p>This runs on the aggregator thread, so every object the ledger tracks was handled before the
+   * LIST began: one missing from the LIST was deleted. One created after the LIST is still queued
+   * as an event and arrives next.
+   *
+   * @return false when the LIST failed (logged); nothing was applied or forgotten then
+   */
+  boolean relist() {
+    List<CustomResource<PartialReportSpec, Void>> listed = new ArrayList<>();
+    try {
+      listed.addAll(
+          PagedList.all(
+              calls,
+              "list partialreports",
+              options ->
+                  client.resources(PartialReportResource.class).inAnyNamespace().list(options)));
+      listed.addAll(
+          PagedList.all(
+              calls,
+              "list clusterpartialreports",
+              options -> client.resources(ClusterPartialReportResource.class).list(options)));
+    } catch (KubernetesClientException e) {
+      LOG.warn("periodic re-list failed: {}", RequestFailedException.rootCause(e));
+      return false;
+    }
+    Set<String> present = new HashSet<>();
+    for (var resource : listed) {
+      present.add(PartialReportLedger.key(resource));
+      ledger.upsert(resource);
+    }
+    int forgotten = ledger.forgetAllBut(present);
+    if (forgotten > 0) {
+      LOG.info("{} partial reports were deleted without an event reaching us", forgotten);
+    }
+    return true;
+  }
+}
