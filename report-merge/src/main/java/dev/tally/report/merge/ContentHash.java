@@ -15,7 +15,7 @@ import java.util.Optional;
  * aggregator keeps it incrementally (results enter as a sum of their digests, so no re-hashing of
  * unchanged results); {@link #of(AggregateReport)} computes the same value from scratch.
  */
-public final class ContentHash {
+final class ContentHash {
   /** The annotation the adapter stores the hash in, so a restart can compare without re-reading. */
   public static final String ANNOTATION = "tally.dev/content-hash";
 
