@@ -1,6 +1,5 @@
 package dev.tally.report.demo;
 
-import dev.tally.report.merge.audit.CompletionSimulation;
 import java.util.List;
 
 /**

@@ -106,6 +106,10 @@ public final class Demo {
     return DemoCluster.real(KubeTestEnv.shared());
   }
 
+  /**
+   * The demo, phase by phase; what each phase does is the phase's method. The progress line shows
+   * the phase running.
+   */
   void run(DemoCluster cluster) throws Exception {
     out.println("Tally demo " + cluster.describe());
     long started = System.nanoTime();
@@ -114,7 +118,39 @@ public final class Demo {
     KubernetesClient aggregatorClient = cluster.client(aggregatorRequests);
     KubernetesClient producerClient = cluster.client(producerRequests);
     KubernetesClient admin = cluster.client(new RequestCounter());
+    ScheduledExecutorService progress = showProgress(started, aggregatorRequests, producerRequests);
 
+    phase = "installing CRDs";
+    installCrds(admin, cluster.hasReportCrds());
+    ApiBudget budget = ApiBudget.of(2000, 200);
+    AggregatorController controller = startAggregator(aggregatorClient, budget);
+    PartialReportPublisher admission =
+        PartialReportPublisher.builder(producerClient).budget(budget).build();
+
+    List<Subject> pods = createPods(cluster, admin, admission);
+    PartialReportPublisher background = scanInBackground(producerClient, budget, pods);
+    List<Subject> deleted = churn(cluster, admin, admission, background, pods);
+    removePolicy(controller);
+    phase = "waiting for the aggregates to converge";
+    awaitConverged(controller, admin);
+    long steadyWrites = steadyState(controller, background, pods, aggregatorRequests);
+
+    progress.shutdownNow();
+    progress.awaitTermination(1, TimeUnit.SECONDS);
+    out.printf("\r%-110s%n", "done in " + (System.nanoTime() - started) / 1_000_000 + " ms");
+    printSummary(admin, pods, deleted, aggregatorRequests, producerRequests, steadyWrites);
+
+    background.close();
+    admission.close();
+    controller.close();
+    aggregatorClient.close();
+    producerClient.close();
+    admin.close();
+  }
+
+  /** Rewrites one progress line every 100 ms: the time, the phase and each side's requests. */
+  private ScheduledExecutorService showProgress(
+      long started, RequestCounter aggregatorRequests, RequestCounter producerRequests) {
     ScheduledExecutorService progress =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -133,10 +169,11 @@ public final class Demo {
         0,
         100,
         TimeUnit.MILLISECONDS);
+    return progress;
+  }
 
-    phase = "installing CRDs";
-    installCrds(admin, cluster.hasReportCrds());
-
+  /** The aggregator, per namespace, 250 results a partition, counting Tally's writes by verb. */
+  private AggregatorController startAggregator(KubernetesClient client, ApiBudget budget) {
     TallyMetrics metrics =
         new TallyMetrics() {
           @Override
@@ -144,24 +181,27 @@ public final class Demo {
             tallyWrites.computeIfAbsent(verb, v -> new LongAdder()).increment();
           }
         };
-    ApiBudget budget = ApiBudget.of(2000, 200);
-    AggregatorController controller =
-        AggregatorController.builder(aggregatorClient)
-            .aggregator(
-                () ->
-                    ReportAggregator.builder()
-                        .grouping(Grouping.perNamespace())
-                        .limits(ReportLimits.defaults().withMaxResults(250))
-                        .build())
-            .budget(budget)
-            .metrics(metrics)
-            .flushWindow(Duration.ofSeconds(1))
-            .build()
-            .start();
-    PartialReportPublisher admission =
-        PartialReportPublisher.builder(producerClient).budget(budget).build();
+    return AggregatorController.builder(client)
+        .aggregator(
+            () ->
+                ReportAggregator.builder()
+                    .grouping(Grouping.perNamespace())
+                    .limits(ReportLimits.defaults().withMaxResults(250))
+                    .build())
+        .budget(budget)
+        .metrics(metrics)
+        .flushWindow(Duration.ofSeconds(1))
+        .build()
+        .start();
+  }
 
-    // creates: pods appear; admission evaluates a quarter of them before they exist (CREATE)
+  /**
+   * Creates: pods appear; admission evaluates a quarter of them before they exist (CREATE), then
+   * adopts those reports. Returns the pods.
+   */
+  private List<Subject> createPods(
+      DemoCluster cluster, KubernetesClient admin, PartialReportPublisher admission)
+      throws Exception {
     phase = "creating pods, admission evaluates them";
     List<Subject> pods = new ArrayList<>();
     List<CompletableFuture<Void>> writes = new ArrayList<>();
@@ -191,18 +231,36 @@ public final class Demo {
     await(writes);
     phase = "adopting reports written before their pod existed";
     admission.adoptPending();
+    return pods;
+  }
 
+  /** A background scan evaluates every pod; returns its publisher. */
+  private PartialReportPublisher scanInBackground(
+      KubernetesClient producerClient, ApiBudget budget, List<Subject> pods) throws Exception {
     phase = "background scan of " + pods.size() + " pods";
     PartialReportPublisher background =
         PartialReportPublisher.builder(producerClient).budget(budget).build();
-    writes.clear();
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
     for (Subject pod : pods) {
       writes.add(background.publish(evaluate("background", pod)));
     }
     await(writes);
+    return background;
+  }
 
+  /**
+   * Churn: every ninth pod is deleted (and its reports with it), new pods appear in every other
+   * namespace, a fifth of the pods are scanned again. Updates {@code pods}; returns the deleted.
+   */
+  private List<Subject> churn(
+      DemoCluster cluster,
+      KubernetesClient admin,
+      PartialReportPublisher admission,
+      PartialReportPublisher background,
+      List<Subject> pods)
+      throws Exception {
     phase = "churn: pods deleted, created, changed";
-    writes.clear();
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
     List<Subject> deleted = new ArrayList<>();
     for (int i = 0; i < pods.size(); i += 9) {
       deleted.add(pods.get(i));
@@ -238,7 +296,11 @@ public final class Demo {
       writes.add(background.publish(evaluate("background", pods.get(i))));
     }
     await(writes);
+    return deleted;
+  }
 
+  /** A policy is removed: the aggregator is told which are live. */
+  private void removePolicy(AggregatorController controller) throws Exception {
     phase = "policy " + REMOVED_POLICY + " removed";
     Set<CoverageKey> live = new HashSet<>();
     for (String policy : POLICIES) {
@@ -247,13 +309,21 @@ public final class Demo {
       }
     }
     controller.setLiveness(Liveness.only(live)).get(60, TimeUnit.SECONDS);
+  }
 
-    phase = "waiting for the aggregates to converge";
-    awaitConverged(controller, admin);
+  /**
+   * Steady state: a tenth of the pods' last evaluations are published again, then a flush and a
+   * resync. Returns the aggregator's writes meanwhile, which should be none.
+   */
+  private long steadyState(
+      AggregatorController controller,
+      PartialReportPublisher background,
+      List<Subject> pods,
+      RequestCounter aggregatorRequests)
+      throws Exception {
     long writesBefore = aggregatorRequests.writes();
-
     phase = "steady state: same evaluations again, resync";
-    writes.clear();
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
     for (int i = 0; i < pods.size(); i += 10) {
       Subject pod = pods.get(i);
       PartialReport last = lastEvaluations.get("background/" + pod.uid());
@@ -264,11 +334,17 @@ public final class Demo {
     await(writes);
     controller.flushNow().get(60, TimeUnit.SECONDS);
     controller.resyncNow().get(60, TimeUnit.SECONDS);
-    long steadyWrites = aggregatorRequests.writes() - writesBefore;
+    return aggregatorRequests.writes() - writesBefore;
+  }
 
-    progress.shutdownNow();
-    progress.awaitTermination(1, TimeUnit.SECONDS);
-    out.printf("\r%-110s%n", "done in " + (System.nanoTime() - started) / 1_000_000 + " ms");
+  /** The reports as {@code kubectl get polr -A} shows them, then the requests each side made. */
+  private void printSummary(
+      KubernetesClient admin,
+      List<Subject> pods,
+      List<Subject> deleted,
+      RequestCounter aggregatorRequests,
+      RequestCounter producerRequests,
+      long steadyWrites) {
     out.println();
     printReports(admin);
     out.println();
@@ -282,13 +358,6 @@ public final class Demo {
     out.printf("%-12s %s%n", "tally writes", new TreeMap<>(snapshot(tallyWrites)));
     out.printf(
         "steady state: %d writes after the same evaluations were published again%n", steadyWrites);
-
-    background.close();
-    admission.close();
-    controller.close();
-    aggregatorClient.close();
-    producerClient.close();
-    admin.close();
   }
 
   private final Map<String, PartialReport> lastEvaluations = new HashMap<>();

@@ -18,7 +18,7 @@ import java.util.Optional;
  * timestamp, properties, resources and resource selector. Two results equal in every field compare
  * equal, and are one result.
  */
-public final class CanonicalOrder {
+final class CanonicalOrder {
   private CanonicalOrder() {}
 
   /** Subjects by (namespace, kind, name, uid, apiVersion). */

@@ -15,7 +15,7 @@ import java.util.Optional;
  * aggregator keeps it incrementally (results enter as a sum of their digests, so no re-hashing of
  * unchanged results); {@link #of(AggregateReport)} computes the same value from scratch.
  */
-public final class ContentHash {
+final class ContentHash {
 
   private ContentHash() {}
 

@@ -554,16 +554,15 @@ final class DefaultReportAggregator implements ReportAggregator {
     Map<String, String> next = new HashMap<>(g.published);
     Set<String> present = new HashSet<>();
     for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
-      String name = ReportNames.partition(g.baseName, leaf.suffix());
+      String name = nameOf(g, leaf);
       present.add(name);
       if (!leaf.dirty && !envelopeChanged) {
         continue;
       }
-      Summary summary = summary(leaf);
-      String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
-      String old = next.put(name, hash);
-      if (!hash.equals(old)) {
-        AggregateReport report = report(g, env, leaf, name, summary, hash);
+      Partition p = partition(g, env, leaf, name);
+      String old = next.put(name, p.hash);
+      if (!p.hash.equals(old)) {
+        AggregateReport report = report(p);
         changes.add(old == null ? new Change.Create(report) : new Change.Update(report, old));
       }
     }
@@ -612,12 +611,8 @@ final class DefaultReportAggregator implements ReportAggregator {
         Envelope env = envelope(g);
         envelopes[index] = env.digest;
         for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
-          Summary summary = summary(leaf);
-          String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
-          String name = ReportNames.partition(g.baseName, leaf.suffix());
-          mine.add(
-              new ReportDiff.Desired(
-                  ref(g, name), hash, () -> report(g, env, leaf, name, summary, hash)));
+          Partition p = partition(g, env, leaf, nameOf(g, leaf));
+          mine.add(new ReportDiff.Desired(ref(g, p.name), p.hash, () -> report(p)));
         }
       }
       desired.addAll(mine);
@@ -660,10 +655,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     for (Group g : groups.values()) {
       Envelope env = envelope(g);
       for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
-        Summary summary = summary(leaf);
-        String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
-        String name = ReportNames.partition(g.baseName, leaf.suffix());
-        out.add(report(g, env, leaf, name, summary, hash));
+        out.add(report(partition(g, env, leaf, nameOf(g, leaf))));
       }
     }
     out.sort((a, b) -> a.ref().compareTo(b.ref()));
@@ -679,28 +671,54 @@ final class DefaultReportAggregator implements ReportAggregator {
   private AggregateReport partitionNamed(Group g, String name) {
     Envelope env = envelope(g);
     for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
-      if (ReportNames.partition(g.baseName, leaf.suffix()).equals(name)) {
-        Summary summary = summary(leaf);
-        String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
-        return report(g, env, leaf, name, summary, hash);
+      if (nameOf(g, leaf).equals(name)) {
+        return report(partition(g, env, leaf, name));
       }
     }
     throw new IllegalStateException("group " + g.key + " has no partition " + name);
   }
 
-  private AggregateReport report(
-      Group g, Envelope env, PartitionTrie.Leaf leaf, String name, Summary summary, String hash) {
+  /**
+   * One partition of a group as it is now, its report not yet built: what {@code flush}, {@code
+   * resync} and {@code aggregates} compare and write. Made only by {@link #partition}.
+   */
+  private record Partition(
+      Group group,
+      Envelope env,
+      PartitionTrie.Leaf leaf,
+      String name,
+      Summary summary,
+      String hash) {}
+
+  /** The name of the partition {@code leaf} of {@code g}. */
+  private static String nameOf(Group g, PartitionTrie.Leaf leaf) {
+    return ReportNames.partition(g.baseName, leaf.suffix());
+  }
+
+  /** The partition {@code leaf} of {@code g}, named {@code name}: its summary and content hash. */
+  private static Partition partition(Group g, Envelope env, PartitionTrie.Leaf leaf, String name) {
+    int[] c = leaf.statusCounts;
+    Summary summary = new Summary(c[0], c[1], c[2], c[3], c[4]);
+    String hash = ContentHash.combine(env.digest, leaf.resultSum, leaf.count, summary);
+    return new Partition(g, env, leaf, name, summary, hash);
+  }
+
+  /** The aggregate report of a partition, its results read from the leaf now. */
+  private AggregateReport report(Partition p) {
+    Envelope env = p.env;
     return new AggregateReport(
-        ref(g, name), g.labels, env.scope, env.scope, configuration, leaf.results(), summary, hash);
+        ref(p.group, p.name),
+        p.group.labels,
+        env.scope,
+        env.scope,
+        configuration,
+        p.leaf.results(),
+        p.summary,
+        p.hash);
   }
 
   private static ReportRef ref(Group g, String name) {
     return new ReportRef(g.kind, g.key.namespace(), name);
-  }
-
-  private static Summary summary(PartitionTrie.Leaf leaf) {
-    int[] c = leaf.statusCounts;
-    return new Summary(c[0], c[1], c[2], c[3], c[4]);
   }
 
   /** The part of every partition of a group that is not its results. */

@@ -123,21 +123,13 @@ final class PartitionTrie {
     if (n instanceof Inner in) {
       in.count += count;
       in.bytes += bytes;
-      int depth = in.depth;
-      if (depth < REGISTER_BITS) {
-        if (bit(r.pathHash, depth) == 0) {
-          in.zero = insert(in.zero, r, piece);
-        } else {
-          in.one = insert(in.one, r, piece);
-        }
-      } else {
-        Result[][] halves = byResultBit(piece, depth - REGISTER_BITS);
-        if (halves[0].length > 0) {
-          in.zero = insert(in.zero, r, halves[0]);
-        }
-        if (halves[1].length > 0) {
-          in.one = insert(in.one, r, halves[1]);
-        }
+      Result[] zero = half(r, piece, in.depth, 0);
+      if (zero.length > 0) {
+        in.zero = insert(in.zero, r, zero);
+      }
+      Result[] one = half(r, piece, in.depth, 1);
+      if (one.length > 0) {
+        in.one = insert(in.one, r, one);
       }
       return in;
     }
@@ -152,21 +144,13 @@ final class PartitionTrie {
     if (n instanceof Inner in) {
       in.count -= count;
       in.bytes -= bytes;
-      int depth = in.depth;
-      if (depth < REGISTER_BITS) {
-        if (bit(r.pathHash, depth) == 0) {
-          in.zero = delete(in.zero, r, piece);
-        } else {
-          in.one = delete(in.one, r, piece);
-        }
-      } else {
-        Result[][] halves = byResultBit(piece, depth - REGISTER_BITS);
-        if (halves[0].length > 0) {
-          in.zero = delete(in.zero, r, halves[0]);
-        }
-        if (halves[1].length > 0) {
-          in.one = delete(in.one, r, halves[1]);
-        }
+      Result[] zero = half(r, piece, in.depth, 0);
+      if (zero.length > 0) {
+        in.zero = delete(in.zero, r, zero);
+      }
+      Result[] one = half(r, piece, in.depth, 1);
+      if (one.length > 0) {
+        in.one = delete(in.one, r, one);
       }
       return fits(in.count, in.bytes) ? collapse(in) : in;
     }
@@ -188,16 +172,13 @@ final class PartitionTrie {
       Register r = leaf.registers[i];
       Result[] piece = leaf.pieceOf(r);
       boolean inOrder = i < leaf.ordered;
-      if (depth < REGISTER_BITS) {
-        (bit(r.pathHash, depth) == 0 ? zero : one).put(r, piece, inOrder);
-      } else {
-        Result[][] halves = byResultBit(piece, depth - REGISTER_BITS);
-        if (halves[0].length > 0) {
-          zero.put(r, halves[0], inOrder);
-        }
-        if (halves[1].length > 0) {
-          one.put(r, halves[1], inOrder);
-        }
+      Result[] toZero = half(r, piece, depth, 0);
+      if (toZero.length > 0) {
+        zero.put(r, toZero, inOrder);
+      }
+      Result[] toOne = half(r, piece, depth, 1);
+      if (toOne.length > 0) {
+        one.put(r, toOne, inOrder);
       }
     }
     in.zero = fits(zero.count, zero.bytes) || zero.depth >= MAX_DEPTH ? zero : split(zero);
@@ -263,27 +244,38 @@ final class PartitionTrie {
     return b;
   }
 
-  private static Result[][] byResultBit(Result[] piece, int bitIndex) {
-    int ones = 0;
-    boolean[] isOne = new boolean[piece.length];
-    for (int i = 0; i < piece.length; i++) {
-      isOne[i] = bit(piece[i].digest(), bitIndex) == 1;
-      if (isOne[i]) {
-        ones++;
+  /**
+   * The part of {@code piece} (results of {@code r}) that goes to child {@code side} (0 or 1) of a
+   * node at {@code depth}: the one place that routes a result. Above {@link #REGISTER_BITS} the
+   * register's path bit sends the whole piece to one side, with no allocation; from there on each
+   * result goes by its own digest's bit, in the piece's order. Returns {@code piece} itself when
+   * all of it goes to {@code side}, and an empty array when none does.
+   */
+  private static Result[] half(Register r, Result[] piece, int depth, int side) {
+    if (depth < REGISTER_BITS) {
+      return bit(r.pathHash, depth) == side ? piece : NO_RESULTS;
+    }
+    int index = depth - REGISTER_BITS;
+    int n = 0;
+    for (Result x : piece) {
+      if (bit(x.digest(), index) == side) {
+        n++;
       }
     }
-    Result[] zero = new Result[piece.length - ones];
-    Result[] one = new Result[ones];
-    int z = 0;
-    int o = 0;
-    for (int i = 0; i < piece.length; i++) {
-      if (isOne[i]) {
-        one[o++] = piece[i];
-      } else {
-        zero[z++] = piece[i];
+    if (n == piece.length) {
+      return piece;
+    }
+    if (n == 0) {
+      return NO_RESULTS;
+    }
+    Result[] out = new Result[n];
+    int i = 0;
+    for (Result x : piece) {
+      if (bit(x.digest(), index) == side) {
+        out[i++] = x;
       }
     }
-    return new Result[][] {zero, one};
+    return out;
   }
 
   static int bit(long path, int index) {

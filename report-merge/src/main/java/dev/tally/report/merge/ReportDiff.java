@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * taken by a foreign one is skipped, and logged); an owned object outside {@code mine} (another
  * aggregator's) is left alone.
  */
-public final class ReportDiff {
+final class ReportDiff {
   private static final Logger LOG = LoggerFactory.getLogger(ReportDiff.class);
 
   private ReportDiff() {}

@@ -21,7 +21,7 @@ import java.util.Objects;
  * incrementally; this class is its specification, and lets replicas exchange and combine what they
  * know.
  */
-public final class ReportState {
+final class ReportState {
   private static final ReportState EMPTY = new ReportState(Map.of(), Map.of());
 
   private final Map<RegisterId, Content> registers;

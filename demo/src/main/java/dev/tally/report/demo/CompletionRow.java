@@ -1,4 +1,4 @@
-package dev.tally.report.merge.audit;
+package dev.tally.report.demo;
 
 /**
  * One cell of the completion table: for {@code members} members that each fail during a run with
@@ -11,7 +11,7 @@ package dev.tally.report.merge.audit;
  * @param tallySimulated the simulated share of runs completed with reassignment
  * @param trials how many runs were simulated
  */
-public record CompletionRow(
+record CompletionRow(
     int members,
     double failureRate,
     double staticExact,

@@ -1,5 +1,6 @@
-package dev.tally.report.merge.audit;
+package dev.tally.report.demo;
 
+import dev.tally.report.merge.audit.StableHash;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -17,10 +18,11 @@ import java.util.SplittableRandom;
  * and is divided evenly among the members alive then, which may fail in turn; the run completes if
  * all work is done by {@code deadline} (the audit interval) and fails if no member is left.
  *
- * <p>Pure and deterministic: the same seed gives the same table. Each trial draws the failures once
- * and judges both strategies on them, so the comparison is paired.
+ * <p>Pure and deterministic: the same seed gives the same table ({@link AuditCompletionTable}
+ * prints the one in the documentation). Each trial draws the failures once and judges both
+ * strategies on them, so the comparison is paired.
  */
-public final class CompletionSimulation {
+final class CompletionSimulation {
   private static final double EPSILON = 1e-9;
 
   private final long seed;
@@ -34,7 +36,7 @@ public final class CompletionSimulation {
    * @param leaseDuration how long a dead member's work stays invisible, as a fraction of the run
    * @param deadline the interval by which a run must complete, in nominal run times (at least 1)
    */
-  public CompletionSimulation(long seed, int trials, double leaseDuration, double deadline) {
+  CompletionSimulation(long seed, int trials, double leaseDuration, double deadline) {
     if (trials < 1) {
       throw new IllegalArgumentException("trials must be at least 1");
     }
@@ -48,12 +50,12 @@ public final class CompletionSimulation {
   }
 
   /** The table used in the documentation: 20,000 runs per cell, lease 0.1, deadline 2.0. */
-  public static CompletionSimulation defaults(long seed) {
+  static CompletionSimulation defaults(long seed) {
     return new CompletionSimulation(seed, 20_000, 0.1, 2.0);
   }
 
   /** One row per (members, failure rate), members varying slowest. */
-  public List<CompletionRow> table(List<Integer> memberCounts, List<Double> failureRates) {
+  List<CompletionRow> table(List<Integer> memberCounts, List<Double> failureRates) {
     List<CompletionRow> rows = new ArrayList<>();
     for (int n : memberCounts) {
       for (double p : failureRates) {
@@ -64,7 +66,7 @@ public final class CompletionSimulation {
   }
 
   /** One cell, with its own random stream derived from the seed and the cell. */
-  public CompletionRow cell(int members, double failureRate) {
+  CompletionRow cell(int members, double failureRate) {
     if (members < 1 || !(failureRate >= 0 && failureRate <= 1)) {
       throw new IllegalArgumentException("need members >= 1 and failureRate in [0, 1]");
     }
@@ -174,7 +176,7 @@ public final class CompletionSimulation {
   }
 
   /** The table as Markdown, percentages with two decimals. */
-  public static String markdown(List<CompletionRow> rows) {
+  static String markdown(List<CompletionRow> rows) {
     StringBuilder sb = new StringBuilder();
     sb.append("| members | member failure rate | static, exact | static, simulated |")
         .append(" Tally reassignment, simulated |\n");
