@@ -9,18 +9,20 @@ import dev.tally.report.fabric8.RetryPolicy;
 import dev.tally.report.fabric8.Sleeper;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.merge.audit.AuditBudget;
+import dev.tally.report.merge.audit.AuditMembers;
 import dev.tally.report.merge.audit.PageSizeAdvisor;
 import dev.tally.report.merge.audit.RunId;
 import dev.tally.report.merge.audit.RunLedger;
 import dev.tally.report.merge.audit.ShardPlanner;
+import dev.tally.report.merge.audit.UnitBackoff;
 import dev.tally.report.merge.audit.UnitCatalog;
+import dev.tally.report.merge.audit.UnitRetries;
 import dev.tally.report.merge.audit.UnitStatus;
 import dev.tally.report.merge.audit.WorkUnit;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,13 +62,6 @@ import org.slf4j.LoggerFactory;
 public final class AuditMember implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AuditMember.class);
 
-  /**
-   * The census already counts per namespace exactly the kinds heavy enough to split (above {@link
-   * UnitCatalog#splitThreshold} for the planned members), so the catalog splits every kind that has
-   * per-namespace counts.
-   */
-  private static final long SPLIT_EVERY_COUNTED_KIND = 0;
-
   private final String member;
   private final List<AuditTarget> targets;
   private final Map<String, AuditTarget> targetsByKind;
@@ -74,7 +69,7 @@ public final class AuditMember implements AutoCloseable {
   private final Duration interval;
   private final Clock clock;
   private final int staleAfterAttempts;
-  private final RetryPolicy unitRetry;
+  private final UnitBackoff unitBackoff;
   private final Random random;
   private final ShardPlanner planner;
   private final LongSupplier ticker;
@@ -92,8 +87,7 @@ public final class AuditMember implements AutoCloseable {
   private @Nullable RunManifest run;
   private RunLedger mine = RunLedger.empty(new RunId(0, "0000000000000000"));
   private RunLedger lastLedger = mine;
-  private final Map<String, Instant> retryNotBefore = new HashMap<>();
-  private final Map<String, Integer> failures = new HashMap<>();
+  private UnitRetries retries = UnitRetries.none();
   private @Nullable ScheduledFuture<?> scheduled;
   private @Nullable Instant joinedAt;
   private final Duration planningDelay;
@@ -132,7 +126,7 @@ public final class AuditMember implements AutoCloseable {
     this.planningDelay = b.planningDelay != null ? b.planningDelay : b.leaseDuration;
     this.clock = b.clock;
     this.staleAfterAttempts = b.staleAfterAttempts;
-    this.unitRetry = b.unitRetry;
+    this.unitBackoff = b.unitBackoff;
     this.random = new Random(b.seed);
     this.planner = new ShardPlanner(b.epsilon);
     this.ticker =
@@ -195,26 +189,22 @@ public final class AuditMember implements AutoCloseable {
   public Step tick() {
     synchronized (lock) {
       membership.renew();
-      List<String> live = membership.live();
-      if (!live.contains(member)) {
-        live = List.copyOf(new TreeSet<>(concat(live, member)));
-      }
+      List<String> live = AuditMembers.liveWithSelf(membership.live(), member);
       useShare(globalBudget.share(live.size()));
       long epoch = RunId.epochOf(clock.instant(), interval);
       List<String> planMembers = live;
       Instant now = clock.instant();
       // plan only after a lease duration in the group, so replicas starting together are all in
       // the plan rather than left to pick up orphans
-      boolean mayPlan = !now.isBefore(joinedAt(now).plus(planningDelay));
+      boolean mayPlan = AuditMembers.mayPlan(joinedAt(now), planningDelay, now);
       Optional<RunManifest> found =
           manifests.getOrCreate(
               epoch,
               mayPlan,
               () ->
                   planner.plan(
-                      UnitCatalog.units(
-                          census.take(targets, planMembers.size(), planner.epsilon()),
-                          SPLIT_EVERY_COUNTED_KIND),
+                      UnitCatalog.unitsAsCounted(
+                          census.take(targets, planMembers.size(), planner.epsilon())),
                       planMembers));
       if (found.isEmpty()) {
         return Step.IDLE;
@@ -228,16 +218,12 @@ public final class AuditMember implements AutoCloseable {
       if (ledger.isComplete(current.plan())) {
         return Step.COMPLETE;
       }
-      Map<String, String> owners = planner.assignRemaining(current.plan(), ledger, live);
-      Optional<WorkUnit> next =
-          current.plan().units().stream()
-              .filter(u -> member.equals(owners.get(u.id())))
-              .filter(u -> !retryNotBefore.getOrDefault(u.id(), Instant.MIN).isAfter(now))
-              .findFirst();
+      Optional<UnitRetries.Next> next =
+          retries.next(planner, current.plan(), ledger, live, member, now);
       if (next.isEmpty()) {
         return Step.IDLE;
       }
-      return auditUnit(current, ledger, next.get());
+      return auditUnit(current, next.get().unit(), next.get().attempt());
     }
   }
 
@@ -248,49 +234,47 @@ public final class AuditMember implements AutoCloseable {
     return joinedAt;
   }
 
-  private Step auditUnit(RunManifest current, RunLedger ledger, WorkUnit unit) {
+  private Step auditUnit(RunManifest current, WorkUnit unit, int attempt) {
     String id = unit.id();
-    int attempt = ledger.attempts(id) + 1;
     mine = mine.with(id, UnitStatus.pending(member, attempt));
     statuses.write(member, mine);
     AuditTarget target = targetsByKind.get(WorkUnit.ofKind(unit.gvk(), 1).id());
     if (target == null) {
-      return fail(unit, attempt, "no target for kind " + unit.gvk() + " in this member's settings");
+      fail(unit, attempt, "no target for kind " + unit.gvk() + " in this member's settings");
+      return Step.FAILED;
     }
     try {
       long objects = auditor.audit(unit, target, current.runId().epoch());
       mine = mine.with(id, UnitStatus.done(member, attempt, objects));
       statuses.write(member, mine);
-      failures.remove(id);
-      retryNotBefore.remove(id);
+      retries = retries.succeeded(id);
       LOG.debug("{} audited {} ({} objects)", member, id, objects);
       return Step.AUDITED;
     } catch (UnitAuditFailure f) {
-      int failed = failures.merge(id, 1, Integer::sum);
-      if (failed == staleAfterAttempts) {
+      if (fail(unit, attempt, f.getMessage()).turnedStale()) {
         staleMarker.mark(unit, target, f.getMessage());
       }
-      return fail(unit, attempt, f.getMessage());
+      return Step.FAILED;
     }
   }
 
-  private Step fail(WorkUnit unit, int attempt, @Nullable String reason) {
-    String why = reason == null || reason.isBlank() ? "unknown failure" : reason;
+  /** Records a failed attempt; {@link UnitRetries#failed} says when to retry and if it is stale. */
+  private UnitRetries.Failure fail(WorkUnit unit, int attempt, @Nullable String reason) {
+    String why = UnitStatus.failureReason(reason);
     mine = mine.with(unit.id(), UnitStatus.failed(member, attempt, why));
     statuses.write(member, mine);
-    int failed = failures.getOrDefault(unit.id(), 1);
-    retryNotBefore.put(
-        unit.id(), clock.instant().plus(unitRetry.delay(failed, Duration.ZERO, random)));
+    UnitRetries.Failure failure =
+        retries.failed(unit.id(), clock.instant(), unitBackoff, staleAfterAttempts, random);
+    retries = failure.retries();
     LOG.warn("{} failed to audit {} (attempt {}): {}", member, unit.id(), attempt, why);
-    return Step.FAILED;
+    return failure;
   }
 
   private void startRun(RunManifest current, List<String> live) {
     LOG.info("{} joins run {} with {} live members", member, current.runId(), live.size());
     run = current;
     mine = RunLedger.empty(current.runId());
-    retryNotBefore.clear();
-    failures.clear();
+    retries = UnitRetries.none();
     manifests.cleanUpBefore(current.runId().epoch() - 1);
     statuses.cleanUp(current.runId(), new TreeSet<>(live));
   }
@@ -365,12 +349,6 @@ public final class AuditMember implements AutoCloseable {
     }
   }
 
-  private static List<String> concat(List<String> a, String b) {
-    var all = new java.util.ArrayList<>(a);
-    all.add(b);
-    return all;
-  }
-
   /** Configures an {@link AuditMember}. */
   public static final class Builder {
     private final KubernetesClient client;
@@ -389,9 +367,7 @@ public final class AuditMember implements AutoCloseable {
     private @Nullable LongSupplier ticker;
     private Sleeper sleeper = Sleeper.SYSTEM;
     private RetryPolicy requestRetry = RetryPolicy.defaults();
-    private RetryPolicy unitRetry =
-        new RetryPolicy(
-            Integer.MAX_VALUE, Duration.ofSeconds(5), Duration.ofMinutes(5), Duration.ZERO);
+    private UnitBackoff unitBackoff = UnitBackoff.defaults();
     private PageSizeAdvisor pages = PageSizeAdvisor.defaults();
     private double epsilon = ShardPlanner.DEFAULT_EPSILON;
     private int staleAfterAttempts = 3;
@@ -494,9 +470,12 @@ public final class AuditMember implements AutoCloseable {
       return this;
     }
 
-    /** Backoff between attempts of a failed unit; never gives up within a run. */
-    public Builder unitRetry(RetryPolicy unitRetry) {
-      this.unitRetry = unitRetry;
+    /**
+     * Backoff between attempts of a failed unit ({@link UnitBackoff#defaults()}: 5 s up to 5 min);
+     * never gives up within a run.
+     */
+    public Builder unitBackoff(UnitBackoff unitBackoff) {
+      this.unitBackoff = Objects.requireNonNull(unitBackoff, "unitBackoff");
       return this;
     }
 

@@ -6,9 +6,9 @@ import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.MockCluster;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.PartialReportResource;
-import dev.tally.report.fabric8.RetryPolicy;
 import dev.tally.report.fabric8.VirtualTime;
 import dev.tally.report.merge.audit.AuditBudget;
+import dev.tally.report.merge.audit.UnitBackoff;
 import dev.tally.report.merge.audit.UnitState;
 import dev.tally.report.merge.audit.UnitStatus;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -70,9 +70,7 @@ class UnitFaultsTest {
             .ticker(time::nanos)
             .sleeper(time)
             .staleAfterAttempts(2)
-            .unitRetry(
-                new RetryPolicy(
-                    Integer.MAX_VALUE, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ZERO))
+            .unitBackoff(new UnitBackoff(Duration.ofSeconds(1), Duration.ofSeconds(2)))
             .build();
   }
 
