@@ -252,7 +252,8 @@ public final class AuditMember implements AutoCloseable {
       return Step.AUDITED;
     } catch (UnitAuditFailure f) {
       if (fail(unit, attempt, f.getMessage()).turnedStale()) {
-        staleMarker.mark(unit, target, f.getMessage());
+        staleMarker.mark(
+            unit, target, auditor.producer(), UnitStatus.failureReason(f.getMessage()));
       }
       return Step.FAILED;
     }
