@@ -3,6 +3,7 @@ package dev.tally.report.fabric8.audit;
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.ApiCalls;
+import dev.tally.report.fabric8.ApiClientBuilder;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.RequestFailedException;
 import dev.tally.report.fabric8.RetryPolicy;
@@ -104,7 +105,15 @@ public final class AuditMember implements AutoCloseable {
     COMPLETE
   }
 
-  private AuditMember(Builder b) {
+  /** What the member takes from {@link ApiClientBuilder}'s settings. */
+  private record Wiring(
+      KubernetesClient client,
+      RetryPolicy retryPolicy,
+      long seed,
+      Sleeper sleeper,
+      TallyMetrics metrics) {}
+
+  private AuditMember(Builder b, Wiring w) {
     this.member = AuditNames.checkId("member", b.member);
     String group = AuditNames.checkId("group", b.group);
     if (b.targets.isEmpty()) {
@@ -121,29 +130,30 @@ public final class AuditMember implements AutoCloseable {
       }
     }
     this.targetsByKind = byKind;
-    this.globalBudget = b.budget;
+    this.globalBudget = b.groupBudget;
     this.interval = b.interval;
     this.planningDelay = b.planningDelay != null ? b.planningDelay : b.leaseDuration;
     this.clock = b.clock;
     this.staleAfterAttempts = b.staleAfterAttempts;
     this.unitBackoff = b.unitBackoff;
-    this.random = new Random(b.seed);
+    this.random = new Random(w.seed());
     this.planner = new ShardPlanner(b.epsilon);
     this.ticker =
-        b.ticker != null
-            ? b.ticker
+        b.nanoTicker != null
+            ? b.nanoTicker
             : () -> {
               Instant now = b.clock.instant();
               return now.getEpochSecond() * 1_000_000_000L + now.getNano();
             };
-    this.sleeper = b.sleeper;
-    this.share = b.budget;
+    this.sleeper = w.sleeper();
+    this.share = b.groupBudget;
     this.calls =
         new ApiCalls(
-            budgetOf(b.budget), b.requestRetry, new Random(b.seed), b.sleeper, TallyMetrics.NONE);
+            budgetOf(b.groupBudget), w.retryPolicy(), new Random(w.seed()), sleeper, w.metrics());
+    KubernetesClient client = w.client();
     this.membership =
         new LeaseMembership(
-            b.client,
+            client,
             calls,
             b.namespace,
             group,
@@ -151,12 +161,12 @@ public final class AuditMember implements AutoCloseable {
             b.leaseDuration,
             b.leaseDuration.multipliedBy(3),
             clock);
-    this.statuses = new MemberStatusStore(b.client, calls, b.namespace, group);
-    this.manifests = new RunManifestStore(b.client, calls, b.namespace, group, planner);
-    this.census = new ClusterCensus(b.client, calls);
+    this.statuses = new MemberStatusStore(client, calls, b.namespace, group);
+    this.manifests = new RunManifestStore(client, calls, b.namespace, group, planner);
+    this.census = new ClusterCensus(client, calls);
     this.auditor =
         new UnitAuditor(
-            b.client,
+            client,
             calls,
             Objects.requireNonNull(b.publisher, "publisher"),
             Objects.requireNonNull(b.evaluator, "evaluator"),
@@ -166,7 +176,7 @@ public final class AuditMember implements AutoCloseable {
             group,
             3,
             b.publishTimeout);
-    this.staleMarker = new StaleMarker(b.client, calls);
+    this.staleMarker = new StaleMarker(client, calls);
   }
 
   public static Builder builder(KubernetesClient client) {
@@ -350,9 +360,13 @@ public final class AuditMember implements AutoCloseable {
     }
   }
 
-  /** Configures an {@link AuditMember}. */
-  public static final class Builder {
-    private final KubernetesClient client;
+  /**
+   * Configures an {@link AuditMember}. The request settings are {@link ApiClientBuilder}'s, as for
+   * the other components: {@code retryPolicy} (retries of one request: 429, 5xx), {@code seed} (the
+   * jitter of request retries and of {@link #unitBackoff}), {@code sleeper} and {@code metrics}.
+   * The budget is the group's, {@link #groupBudget}; {@link #budget(ApiBudget)} is refused.
+   */
+  public static final class Builder extends ApiClientBuilder<Builder> {
     private String group = "default";
     private String member = "";
     private String namespace = "default";
@@ -360,23 +374,20 @@ public final class AuditMember implements AutoCloseable {
     private Set<CoverageKey> policies = Set.of();
     private @Nullable AuditEvaluator evaluator;
     private @Nullable PartialReportPublisher publisher;
-    private AuditBudget budget = new AuditBudget(20, 40);
+    private AuditBudget groupBudget = new AuditBudget(20, 40);
     private Duration interval = Duration.ofHours(1);
     private Duration leaseDuration = Duration.ofSeconds(30);
     private @Nullable Duration planningDelay;
     private Clock clock = Clock.systemUTC();
-    private @Nullable LongSupplier ticker;
-    private Sleeper sleeper = Sleeper.SYSTEM;
-    private RetryPolicy requestRetry = RetryPolicy.defaults();
+    private @Nullable LongSupplier nanoTicker;
     private UnitBackoff unitBackoff = UnitBackoff.defaults();
     private PageSizeAdvisor pages = PageSizeAdvisor.defaults();
     private double epsilon = ShardPlanner.DEFAULT_EPSILON;
     private int staleAfterAttempts = 3;
     private Duration publishTimeout = Duration.ofMinutes(2);
-    private long seed = 1;
 
     private Builder(KubernetesClient client) {
-      this.client = Objects.requireNonNull(client, "client");
+      super(client);
     }
 
     /** The audit group: members with the same group share the work. A DNS label. */
@@ -419,10 +430,27 @@ public final class AuditMember implements AutoCloseable {
       return this;
     }
 
-    /** The budget of the whole group, divided among live members. */
-    public Builder budget(AuditBudget budget) {
-      this.budget = budget;
+    /**
+     * The budget of the whole group (20 qps, burst 40 by default), divided among the live members:
+     * each member's requests go through its own share, which follows the membership.
+     */
+    public Builder groupBudget(AuditBudget groupBudget) {
+      this.groupBudget = Objects.requireNonNull(groupBudget, "groupBudget");
       return this;
+    }
+
+    /**
+     * Refused: a member's requests are paced by its share of {@link #groupBudget}, which changes
+     * with the membership; a process-wide {@link ApiBudget} would make every replica add its own
+     * rate, so more replicas would mean more API load.
+     *
+     * @throws UnsupportedOperationException always
+     */
+    @Override
+    public Builder budget(ApiBudget budget) {
+      throw new UnsupportedOperationException(
+          "an audit member is paced by its share of the group's budget: use"
+              + " groupBudget(AuditBudget), not budget(ApiBudget)");
     }
 
     /** How often a run starts; a run belongs to the interval its manifest was made in. */
@@ -455,19 +483,8 @@ public final class AuditMember implements AutoCloseable {
     }
 
     /** Monotonic nanoseconds for the budget; by default derived from the clock. */
-    public Builder ticker(LongSupplier ticker) {
-      this.ticker = ticker;
-      return this;
-    }
-
-    public Builder sleeper(Sleeper sleeper) {
-      this.sleeper = sleeper;
-      return this;
-    }
-
-    /** Retries of one request (429, 5xx); the adapter's defaults. */
-    public Builder requestRetry(RetryPolicy requestRetry) {
-      this.requestRetry = requestRetry;
+    public Builder nanoTicker(LongSupplier nanoTicker) {
+      this.nanoTicker = Objects.requireNonNull(nanoTicker, "nanoTicker");
       return this;
     }
 
@@ -504,13 +521,9 @@ public final class AuditMember implements AutoCloseable {
       return this;
     }
 
-    public Builder seed(long seed) {
-      this.seed = seed;
-      return this;
-    }
-
     public AuditMember build() {
-      return new AuditMember(this);
+      return new AuditMember(
+          this, new Wiring(client(), retryPolicy(), seed(), sleeper(), metrics()));
     }
   }
 }

@@ -67,11 +67,11 @@ class DistributedAuditTest {
         .policies(Set.of(AuditCluster.POLICY))
         .evaluator(evaluator)
         .publisher(publisher)
-        .budget(BUDGET)
+        .groupBudget(BUDGET)
         .interval(Duration.ofHours(1))
         .leaseDuration(LEASE)
         .clock(time)
-        .ticker(time::nanos)
+        .nanoTicker(time::nanos)
         .sleeper(time)
         .unitBackoff(new UnitBackoff(Duration.ofSeconds(1), Duration.ofSeconds(4)))
         .build();

@@ -128,7 +128,7 @@ class RealAuditTest {
                 .policies(Set.of(AuditCluster.POLICY))
                 .evaluator(evaluator)
                 .publisher(publisher)
-                .budget(new AuditBudget(200, 200))
+                .groupBudget(new AuditBudget(200, 200))
                 .interval(Duration.ofHours(1))
                 .leaseDuration(Duration.ofSeconds(3))
                 .unitBackoff(new UnitBackoff(Duration.ofMillis(200), Duration.ofSeconds(2)))
