@@ -38,4 +38,28 @@ public final class WireNames {
 
   /** The field manager of Tally's server-side applies. */
   public static final String FIELD_MANAGER = "tally";
+
+  /** The label naming the audit group of an audit Lease, status ConfigMap or run manifest. */
+  public static final String AUDIT_GROUP_LABEL = "tally.dev/audit-group";
+
+  /** The label naming the member of an audit Lease or status ConfigMap. */
+  public static final String AUDIT_MEMBER_LABEL = "tally.dev/audit-member";
+
+  /** The label naming the kind an audit object is about. */
+  public static final String AUDIT_OBJECT_LABEL = "tally.dev/audit-object";
+
+  /** The label holding the interval epoch of an audit run manifest. */
+  public static final String AUDIT_EPOCH_LABEL = "tally.dev/audit-epoch";
+
+  /** The label on audit partial reports of a unit that keeps failing: {@code true}. */
+  public static final String STALE_LABEL = "tally.dev/stale";
+
+  /** The annotation giving the failure that made an audit partial report stale. */
+  public static final String STALE_REASON_ANNOTATION = "tally.dev/stale-reason";
+
+  /**
+   * The result property, on every result of a stale audit partial report and so in the aggregates
+   * readers see, holding the failure; gone with the unit's next successful audit.
+   */
+  public static final String STALE_PROPERTY = "tally.dev/stale";
 }

@@ -8,12 +8,14 @@ import java.util.Random;
 /**
  * What every Tally component that makes requests is configured with: the client, the API budget,
  * how failed requests are retried and what hears about it. The builders of {@link
- * AggregatorController} and {@link PartialReportPublisher} extend it, so both take these settings
- * the same way and with the same defaults.
+ * AggregatorController}, {@link PartialReportPublisher} and {@code audit.AuditMember} extend it, so
+ * they take these settings the same way and with the same defaults. A builder outside this package
+ * reads them through the protected accessors; one that cannot honour a setting (the audit member
+ * takes its group's budget, not a process-wide one) overrides its setter to refuse it, saying why.
  *
  * @param <B> the concrete builder, which every setter returns for chaining
  */
-abstract class ApiClientBuilder<B extends ApiClientBuilder<B>> {
+public abstract class ApiClientBuilder<B extends ApiClientBuilder<B>> {
   final KubernetesClient client;
   ApiBudget budget = ApiBudget.of(20, 40);
   RetryPolicy retryPolicy = RetryPolicy.defaults();
@@ -21,7 +23,7 @@ abstract class ApiClientBuilder<B extends ApiClientBuilder<B>> {
   Sleeper sleeper = Sleeper.SYSTEM;
   TallyMetrics metrics = TallyMetrics.NONE;
 
-  ApiClientBuilder(KubernetesClient client) {
+  protected ApiClientBuilder(KubernetesClient client) {
     this.client = Objects.requireNonNull(client, "client");
   }
 
@@ -53,13 +55,44 @@ abstract class ApiClientBuilder<B extends ApiClientBuilder<B>> {
     return self();
   }
 
+  /** The client requests go through. */
+  protected final KubernetesClient client() {
+    return client;
+  }
+
+  /** The API budget set with {@link #budget(ApiBudget)}, or the default (20 qps, burst 40). */
+  protected final ApiBudget budget() {
+    return budget;
+  }
+
+  /** How failed requests are retried; {@link RetryPolicy#defaults()} unless set. */
+  protected final RetryPolicy retryPolicy() {
+    return retryPolicy;
+  }
+
+  /** The seed of the jitter of retries; 1 unless set. */
+  protected final long seed() {
+    return seed;
+  }
+
+  /** How waits wait; {@link Sleeper#SYSTEM} unless set. */
+  protected final Sleeper sleeper() {
+    return sleeper;
+  }
+
+  /** What hears about requests and writes; {@link TallyMetrics#NONE} unless set. */
+  protected final TallyMetrics metrics() {
+    return metrics;
+  }
+
   /** Requests as these settings say, with the jitter of retries drawn from {@code random}. */
   ApiCalls calls(Random random) {
     return new ApiCalls(budget, retryPolicy, random, sleeper, metrics);
   }
 
+  /** This builder, as its concrete type. */
   @SuppressWarnings("unchecked")
-  private B self() {
+  protected final B self() {
     return (B) this;
   }
 }

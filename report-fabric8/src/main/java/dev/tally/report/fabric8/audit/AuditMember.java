@@ -2,6 +2,7 @@ package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.fabric8.ApiBudget;
+import dev.tally.report.fabric8.ApiClientBuilder;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.RequestFailedException;
 import dev.tally.report.fabric8.RetryPolicy;
@@ -9,18 +10,20 @@ import dev.tally.report.fabric8.Sleeper;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.merge.audit.AuditBudget;
+import dev.tally.report.merge.audit.AuditMembers;
 import dev.tally.report.merge.audit.PageSizeAdvisor;
 import dev.tally.report.merge.audit.RunId;
 import dev.tally.report.merge.audit.RunLedger;
 import dev.tally.report.merge.audit.ShardPlanner;
+import dev.tally.report.merge.audit.UnitBackoff;
 import dev.tally.report.merge.audit.UnitCatalog;
+import dev.tally.report.merge.audit.UnitRetries;
 import dev.tally.report.merge.audit.UnitStatus;
 import dev.tally.report.merge.audit.WorkUnit;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,13 +63,6 @@ import org.slf4j.LoggerFactory;
 public final class AuditMember implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AuditMember.class);
 
-  /**
-   * The census already counts per namespace exactly the kinds heavy enough to split (above {@link
-   * UnitCatalog#splitThreshold} for the planned members), so the catalog splits every kind that has
-   * per-namespace counts.
-   */
-  private static final long SPLIT_EVERY_COUNTED_KIND = 0;
-
   private final String member;
   private final List<AuditTarget> targets;
   private final Map<String, AuditTarget> targetsByKind;
@@ -74,7 +70,7 @@ public final class AuditMember implements AutoCloseable {
   private final Duration interval;
   private final Clock clock;
   private final int staleAfterAttempts;
-  private final RetryPolicy unitRetry;
+  private final UnitBackoff unitBackoff;
   private final Random random;
   private final ShardPlanner planner;
   private final LongSupplier ticker;
@@ -92,8 +88,7 @@ public final class AuditMember implements AutoCloseable {
   private @Nullable RunManifest run;
   private RunLedger mine = RunLedger.empty(new RunId(0, "0000000000000000"));
   private RunLedger lastLedger = mine;
-  private final Map<String, Instant> retryNotBefore = new HashMap<>();
-  private final Map<String, Integer> failures = new HashMap<>();
+  private UnitRetries retries = UnitRetries.none();
   private @Nullable ScheduledFuture<?> scheduled;
   private @Nullable Instant joinedAt;
   private final Duration planningDelay;
@@ -110,7 +105,15 @@ public final class AuditMember implements AutoCloseable {
     COMPLETE
   }
 
-  private AuditMember(Builder b) {
+  /** What the member takes from {@link ApiClientBuilder}'s settings. */
+  private record Wiring(
+      KubernetesClient client,
+      RetryPolicy retryPolicy,
+      long seed,
+      Sleeper sleeper,
+      TallyMetrics metrics) {}
+
+  private AuditMember(Builder b, Wiring w) {
     this.member = AuditNames.checkId("member", b.member);
     String group = AuditNames.checkId("group", b.group);
     if (b.targets.isEmpty()) {
@@ -127,29 +130,30 @@ public final class AuditMember implements AutoCloseable {
       }
     }
     this.targetsByKind = byKind;
-    this.globalBudget = b.budget;
+    this.globalBudget = b.groupBudget;
     this.interval = b.interval;
     this.planningDelay = b.planningDelay != null ? b.planningDelay : b.leaseDuration;
     this.clock = b.clock;
     this.staleAfterAttempts = b.staleAfterAttempts;
-    this.unitRetry = b.unitRetry;
-    this.random = new Random(b.seed);
+    this.unitBackoff = b.unitBackoff;
+    this.random = new Random(w.seed());
     this.planner = new ShardPlanner(b.epsilon);
     this.ticker =
-        b.ticker != null
-            ? b.ticker
+        b.nanoTicker != null
+            ? b.nanoTicker
             : () -> {
               Instant now = b.clock.instant();
               return now.getEpochSecond() * 1_000_000_000L + now.getNano();
             };
-    this.sleeper = b.sleeper;
-    this.share = b.budget;
+    this.sleeper = w.sleeper();
+    this.share = b.groupBudget;
     this.calls =
         new ApiCalls(
-            budgetOf(b.budget), b.requestRetry, new Random(b.seed), b.sleeper, TallyMetrics.NONE);
+            budgetOf(b.groupBudget), w.retryPolicy(), new Random(w.seed()), sleeper, w.metrics());
+    KubernetesClient client = w.client();
     this.membership =
         new LeaseMembership(
-            b.client,
+            client,
             calls,
             b.namespace,
             group,
@@ -157,12 +161,12 @@ public final class AuditMember implements AutoCloseable {
             b.leaseDuration,
             b.leaseDuration.multipliedBy(3),
             clock);
-    this.statuses = new MemberStatusStore(b.client, calls, b.namespace, group);
-    this.manifests = new RunManifestStore(b.client, calls, b.namespace, group, planner);
-    this.census = new ClusterCensus(b.client, calls);
+    this.statuses = new MemberStatusStore(client, calls, b.namespace, group);
+    this.manifests = new RunManifestStore(client, calls, b.namespace, group, planner);
+    this.census = new ClusterCensus(client, calls);
     this.auditor =
         new UnitAuditor(
-            b.client,
+            client,
             calls,
             Objects.requireNonNull(b.publisher, "publisher"),
             Objects.requireNonNull(b.evaluator, "evaluator"),
@@ -172,7 +176,7 @@ public final class AuditMember implements AutoCloseable {
             group,
             3,
             b.publishTimeout);
-    this.staleMarker = new StaleMarker(b.client, calls);
+    this.staleMarker = new StaleMarker(client, calls);
   }
 
   public static Builder builder(KubernetesClient client) {
@@ -195,26 +199,22 @@ public final class AuditMember implements AutoCloseable {
   public Step tick() {
     synchronized (lock) {
       membership.renew();
-      List<String> live = membership.live();
-      if (!live.contains(member)) {
-        live = List.copyOf(new TreeSet<>(concat(live, member)));
-      }
+      List<String> live = AuditMembers.liveWithSelf(membership.live(), member);
       useShare(globalBudget.share(live.size()));
       long epoch = RunId.epochOf(clock.instant(), interval);
       List<String> planMembers = live;
       Instant now = clock.instant();
       // plan only after a lease duration in the group, so replicas starting together are all in
       // the plan rather than left to pick up orphans
-      boolean mayPlan = !now.isBefore(joinedAt(now).plus(planningDelay));
+      boolean mayPlan = AuditMembers.mayPlan(joinedAt(now), planningDelay, now);
       Optional<RunManifest> found =
           manifests.getOrCreate(
               epoch,
               mayPlan,
               () ->
                   planner.plan(
-                      UnitCatalog.units(
-                          census.take(targets, planMembers.size(), planner.epsilon()),
-                          SPLIT_EVERY_COUNTED_KIND),
+                      UnitCatalog.unitsAsCounted(
+                          census.take(targets, planMembers.size(), planner.epsilon())),
                       planMembers));
       if (found.isEmpty()) {
         return Step.IDLE;
@@ -228,16 +228,12 @@ public final class AuditMember implements AutoCloseable {
       if (ledger.isComplete(current.plan())) {
         return Step.COMPLETE;
       }
-      Map<String, String> owners = planner.assignRemaining(current.plan(), ledger, live);
-      Optional<WorkUnit> next =
-          current.plan().units().stream()
-              .filter(u -> member.equals(owners.get(u.id())))
-              .filter(u -> !retryNotBefore.getOrDefault(u.id(), Instant.MIN).isAfter(now))
-              .findFirst();
+      Optional<UnitRetries.Next> next =
+          retries.next(planner, current.plan(), ledger, live, member, now);
       if (next.isEmpty()) {
         return Step.IDLE;
       }
-      return auditUnit(current, ledger, next.get());
+      return auditUnit(current, next.get().unit(), next.get().attempt());
     }
   }
 
@@ -248,49 +244,48 @@ public final class AuditMember implements AutoCloseable {
     return joinedAt;
   }
 
-  private Step auditUnit(RunManifest current, RunLedger ledger, WorkUnit unit) {
+  private Step auditUnit(RunManifest current, WorkUnit unit, int attempt) {
     String id = unit.id();
-    int attempt = ledger.attempts(id) + 1;
     mine = mine.with(id, UnitStatus.pending(member, attempt));
     statuses.write(member, mine);
     AuditTarget target = targetsByKind.get(WorkUnit.ofKind(unit.gvk(), 1).id());
     if (target == null) {
-      return fail(unit, attempt, "no target for kind " + unit.gvk() + " in this member's settings");
+      fail(unit, attempt, "no target for kind " + unit.gvk() + " in this member's settings");
+      return Step.FAILED;
     }
     try {
       long objects = auditor.audit(unit, target, current.runId().epoch());
       mine = mine.with(id, UnitStatus.done(member, attempt, objects));
       statuses.write(member, mine);
-      failures.remove(id);
-      retryNotBefore.remove(id);
+      retries = retries.succeeded(id);
       LOG.debug("{} audited {} ({} objects)", member, id, objects);
       return Step.AUDITED;
     } catch (UnitAuditFailure f) {
-      int failed = failures.merge(id, 1, Integer::sum);
-      if (failed == staleAfterAttempts) {
-        staleMarker.mark(unit, target, f.getMessage());
+      if (fail(unit, attempt, f.getMessage()).turnedStale()) {
+        staleMarker.mark(
+            unit, target, auditor.producer(), UnitStatus.failureReason(f.getMessage()));
       }
-      return fail(unit, attempt, f.getMessage());
+      return Step.FAILED;
     }
   }
 
-  private Step fail(WorkUnit unit, int attempt, @Nullable String reason) {
-    String why = reason == null || reason.isBlank() ? "unknown failure" : reason;
+  /** Records a failed attempt; {@link UnitRetries#failed} says when to retry and if it is stale. */
+  private UnitRetries.Failure fail(WorkUnit unit, int attempt, @Nullable String reason) {
+    String why = UnitStatus.failureReason(reason);
     mine = mine.with(unit.id(), UnitStatus.failed(member, attempt, why));
     statuses.write(member, mine);
-    int failed = failures.getOrDefault(unit.id(), 1);
-    retryNotBefore.put(
-        unit.id(), clock.instant().plus(unitRetry.delay(failed, Duration.ZERO, random)));
+    UnitRetries.Failure failure =
+        retries.failed(unit.id(), clock.instant(), unitBackoff, staleAfterAttempts, random);
+    retries = failure.retries();
     LOG.warn("{} failed to audit {} (attempt {}): {}", member, unit.id(), attempt, why);
-    return Step.FAILED;
+    return failure;
   }
 
   private void startRun(RunManifest current, List<String> live) {
     LOG.info("{} joins run {} with {} live members", member, current.runId(), live.size());
     run = current;
     mine = RunLedger.empty(current.runId());
-    retryNotBefore.clear();
-    failures.clear();
+    retries = UnitRetries.none();
     manifests.cleanUpBefore(current.runId().epoch() - 1);
     statuses.cleanUp(current.runId(), new TreeSet<>(live));
   }
@@ -365,15 +360,13 @@ public final class AuditMember implements AutoCloseable {
     }
   }
 
-  private static List<String> concat(List<String> a, String b) {
-    var all = new java.util.ArrayList<>(a);
-    all.add(b);
-    return all;
-  }
-
-  /** Configures an {@link AuditMember}. */
-  public static final class Builder {
-    private final KubernetesClient client;
+  /**
+   * Configures an {@link AuditMember}. The request settings are {@link ApiClientBuilder}'s, as for
+   * the other components: {@code retryPolicy} (retries of one request: 429, 5xx), {@code seed} (the
+   * jitter of request retries and of {@link #unitBackoff}), {@code sleeper} and {@code metrics}.
+   * The budget is the group's, {@link #groupBudget}; {@link #budget(ApiBudget)} is refused.
+   */
+  public static final class Builder extends ApiClientBuilder<Builder> {
     private String group = "default";
     private String member = "";
     private String namespace = "default";
@@ -381,25 +374,20 @@ public final class AuditMember implements AutoCloseable {
     private Set<CoverageKey> policies = Set.of();
     private @Nullable AuditEvaluator evaluator;
     private @Nullable PartialReportPublisher publisher;
-    private AuditBudget budget = new AuditBudget(20, 40);
+    private AuditBudget groupBudget = new AuditBudget(20, 40);
     private Duration interval = Duration.ofHours(1);
     private Duration leaseDuration = Duration.ofSeconds(30);
     private @Nullable Duration planningDelay;
     private Clock clock = Clock.systemUTC();
-    private @Nullable LongSupplier ticker;
-    private Sleeper sleeper = Sleeper.SYSTEM;
-    private RetryPolicy requestRetry = RetryPolicy.defaults();
-    private RetryPolicy unitRetry =
-        new RetryPolicy(
-            Integer.MAX_VALUE, Duration.ofSeconds(5), Duration.ofMinutes(5), Duration.ZERO);
+    private @Nullable LongSupplier nanoTicker;
+    private UnitBackoff unitBackoff = UnitBackoff.defaults();
     private PageSizeAdvisor pages = PageSizeAdvisor.defaults();
     private double epsilon = ShardPlanner.DEFAULT_EPSILON;
     private int staleAfterAttempts = 3;
     private Duration publishTimeout = Duration.ofMinutes(2);
-    private long seed = 1;
 
     private Builder(KubernetesClient client) {
-      this.client = Objects.requireNonNull(client, "client");
+      super(client);
     }
 
     /** The audit group: members with the same group share the work. A DNS label. */
@@ -442,10 +430,27 @@ public final class AuditMember implements AutoCloseable {
       return this;
     }
 
-    /** The budget of the whole group, divided among live members. */
-    public Builder budget(AuditBudget budget) {
-      this.budget = budget;
+    /**
+     * The budget of the whole group (20 qps, burst 40 by default), divided among the live members:
+     * each member's requests go through its own share, which follows the membership.
+     */
+    public Builder groupBudget(AuditBudget groupBudget) {
+      this.groupBudget = Objects.requireNonNull(groupBudget, "groupBudget");
       return this;
+    }
+
+    /**
+     * Refused: a member's requests are paced by its share of {@link #groupBudget}, which changes
+     * with the membership; a process-wide {@link ApiBudget} would make every replica add its own
+     * rate, so more replicas would mean more API load.
+     *
+     * @throws UnsupportedOperationException always
+     */
+    @Override
+    public Builder budget(ApiBudget budget) {
+      throw new UnsupportedOperationException(
+          "an audit member is paced by its share of the group's budget: use"
+              + " groupBudget(AuditBudget), not budget(ApiBudget)");
     }
 
     /** How often a run starts; a run belongs to the interval its manifest was made in. */
@@ -478,25 +483,17 @@ public final class AuditMember implements AutoCloseable {
     }
 
     /** Monotonic nanoseconds for the budget; by default derived from the clock. */
-    public Builder ticker(LongSupplier ticker) {
-      this.ticker = ticker;
+    public Builder nanoTicker(LongSupplier nanoTicker) {
+      this.nanoTicker = Objects.requireNonNull(nanoTicker, "nanoTicker");
       return this;
     }
 
-    public Builder sleeper(Sleeper sleeper) {
-      this.sleeper = sleeper;
-      return this;
-    }
-
-    /** Retries of one request (429, 5xx); the adapter's defaults. */
-    public Builder requestRetry(RetryPolicy requestRetry) {
-      this.requestRetry = requestRetry;
-      return this;
-    }
-
-    /** Backoff between attempts of a failed unit; never gives up within a run. */
-    public Builder unitRetry(RetryPolicy unitRetry) {
-      this.unitRetry = unitRetry;
+    /**
+     * Backoff between attempts of a failed unit ({@link UnitBackoff#defaults()}: 5 s up to 5 min);
+     * never gives up within a run.
+     */
+    public Builder unitBackoff(UnitBackoff unitBackoff) {
+      this.unitBackoff = Objects.requireNonNull(unitBackoff, "unitBackoff");
       return this;
     }
 
@@ -524,13 +521,9 @@ public final class AuditMember implements AutoCloseable {
       return this;
     }
 
-    public Builder seed(long seed) {
-      this.seed = seed;
-      return this;
-    }
-
     public AuditMember build() {
-      return new AuditMember(this);
+      return new AuditMember(
+          this, new Wiring(client(), retryPolicy(), seed(), sleeper(), metrics()));
     }
   }
 }

@@ -6,11 +6,6 @@ import java.util.Map;
 
 /** Names and labels of the objects the audit keeps: valid DNS names, stable for a member. */
 final class AuditNames {
-  static final String GROUP_LABEL = "tally.dev/audit-group";
-  static final String MEMBER_LABEL = "tally.dev/audit-member";
-  static final String KIND_LABEL = "tally.dev/audit-object";
-  static final String STALE_LABEL = "tally.dev/stale";
-  static final String STALE_REASON_ANNOTATION = "tally.dev/stale-reason";
 
   private AuditNames() {}
 
@@ -38,9 +33,9 @@ final class AuditNames {
   /** The labels of a member's own objects (its Lease, its status map). */
   static Map<String, String> memberLabels(String group, String member) {
     return Map.of(
-        GROUP_LABEL,
+        WireNames.AUDIT_GROUP_LABEL,
         group,
-        MEMBER_LABEL,
+        WireNames.AUDIT_MEMBER_LABEL,
         member,
         WireNames.MANAGED_BY_LABEL,
         WireNames.MANAGED_BY_VALUE);

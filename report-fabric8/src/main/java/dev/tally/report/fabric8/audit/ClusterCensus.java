@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.merge.audit.GroupVersionKind;
 import dev.tally.report.merge.audit.KindCensus;
 import dev.tally.report.merge.audit.UnitCatalog;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
@@ -9,13 +10,15 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Counts the objects to audit cheaply: a LIST with {@code limit=1} per kind, reading {@code
- * remainingItemCount} (one object per request, one APF seat). A kind heavy enough to need splitting
- * is then counted per namespace the same way. Run once per run, by the member that plans it.
+ * remainingItemCount} (one object per request, one APF seat). The kinds {@link
+ * UnitCatalog#kindsToSplit} says are heavy enough to split are then counted per namespace the same
+ * way; this class only counts. Run once per run, by the member that plans it.
  */
 final class ClusterCensus {
   private final KubernetesClient client;
@@ -26,43 +29,46 @@ final class ClusterCensus {
     this.calls = calls;
   }
 
+  /**
+   * The census of {@code targets}: every kind's total, then per-namespace counts of the kinds
+   * {@link UnitCatalog#kindsToSplit} names, for {@link UnitCatalog#unitsAsCounted}.
+   */
   List<KindCensus> take(List<AuditTarget> targets, int plannedMembers, double epsilon) {
-    Map<AuditTarget, Long> totals = new java.util.LinkedHashMap<>();
-    long all = 0;
+    List<KindCensus> totals = new ArrayList<>();
     for (AuditTarget t : targets) {
       long n = count(t, null);
-      totals.put(t, n);
-      all += n;
+      totals.add(
+          t.namespaced()
+              ? new KindCensus(t.gvk(), true, n, Map.of())
+              : KindCensus.clusterScoped(t.gvk(), n));
     }
-    long splitAbove = UnitCatalog.splitThreshold(all, plannedMembers, epsilon);
+    Set<GroupVersionKind> split = UnitCatalog.kindsToSplit(totals, plannedMembers, epsilon);
     @Nullable List<String> namespaces = null;
     List<KindCensus> census = new ArrayList<>();
-    for (var e : totals.entrySet()) {
-      AuditTarget t = e.getKey();
-      if (!t.namespaced()) {
-        census.add(KindCensus.clusterScoped(t.gvk(), e.getValue()));
-      } else if (e.getValue() <= splitAbove) {
-        census.add(new KindCensus(t.gvk(), true, e.getValue(), Map.of()));
-      } else {
-        if (namespaces == null) {
-          namespaces =
-              calls.call(
-                  "list namespaces",
-                  () ->
-                      client.namespaces().list().getItems().stream()
-                          .map(ns -> ns.getMetadata().getName())
-                          .sorted()
-                          .toList());
-        }
-        Map<String, Long> byNamespace = new TreeMap<>();
-        for (String ns : namespaces) {
-          long n = count(t, ns);
-          if (n > 0) {
-            byNamespace.put(ns, n);
-          }
-        }
-        census.add(KindCensus.namespaced(t.gvk(), byNamespace));
+    for (int i = 0; i < targets.size(); i++) {
+      AuditTarget t = targets.get(i);
+      if (!split.contains(t.gvk())) {
+        census.add(totals.get(i));
+        continue;
       }
+      if (namespaces == null) {
+        namespaces =
+            calls.call(
+                "list namespaces",
+                () ->
+                    client.namespaces().list().getItems().stream()
+                        .map(ns -> ns.getMetadata().getName())
+                        .sorted()
+                        .toList());
+      }
+      Map<String, Long> byNamespace = new TreeMap<>();
+      for (String ns : namespaces) {
+        long n = count(t, ns);
+        if (n > 0) {
+          byNamespace.put(ns, n);
+        }
+      }
+      census.add(KindCensus.namespaced(t.gvk(), byNamespace));
     }
     return census;
   }

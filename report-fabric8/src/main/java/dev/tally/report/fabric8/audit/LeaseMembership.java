@@ -1,5 +1,6 @@
 package dev.tally.report.fabric8.audit;
 
+import dev.tally.report.api.WireNames;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
@@ -105,7 +106,7 @@ final class LeaseMembership {
                 client
                     .leases()
                     .inNamespace(namespace)
-                    .withLabel(AuditNames.GROUP_LABEL, group)
+                    .withLabel(WireNames.AUDIT_GROUP_LABEL, group)
                     .list()
                     .getItems());
     TreeSet<String> live = new TreeSet<>();

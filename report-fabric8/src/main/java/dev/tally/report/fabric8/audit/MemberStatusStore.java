@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.api.WireNames;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.merge.audit.RunId;
 import dev.tally.report.merge.audit.RunLedger;
@@ -107,7 +108,7 @@ final class MemberStatusStore {
   void cleanUp(RunId run, Set<String> keep) {
     var maps = listStatuses();
     for (ConfigMap map : maps) {
-      String member = map.getMetadata().getLabels().get(AuditNames.MEMBER_LABEL);
+      String member = map.getMetadata().getLabels().get(WireNames.AUDIT_MEMBER_LABEL);
       Map<String, String> data = map.getData() == null ? Map.of() : map.getData();
       if (!keep.contains(member) && !run.name().equals(data.get(RUN_KEY))) {
         calls.run(
@@ -131,8 +132,8 @@ final class MemberStatusStore {
             client
                 .configMaps()
                 .inNamespace(namespace)
-                .withLabel(AuditNames.GROUP_LABEL, group)
-                .withLabel(AuditNames.MEMBER_LABEL)
+                .withLabel(WireNames.AUDIT_GROUP_LABEL, group)
+                .withLabel(WireNames.AUDIT_MEMBER_LABEL)
                 .list()
                 .getItems());
   }

@@ -28,7 +28,6 @@ import org.slf4j.LoggerFactory;
  */
 final class RunManifestStore {
   private static final Logger LOG = LoggerFactory.getLogger(RunManifestStore.class);
-  private static final String EPOCH_LABEL = "tally.dev/audit-epoch";
 
   private final KubernetesClient client;
   private final ApiCalls calls;
@@ -75,9 +74,9 @@ final class RunManifestStore {
             .withNamespace(namespace)
             .withLabels(
                 Map.of(
-                    AuditNames.GROUP_LABEL,
+                    WireNames.AUDIT_GROUP_LABEL,
                     group,
-                    EPOCH_LABEL,
+                    WireNames.AUDIT_EPOCH_LABEL,
                     Long.toString(epoch),
                     WireNames.MANAGED_BY_LABEL,
                     WireNames.MANAGED_BY_VALUE))
@@ -118,14 +117,14 @@ final class RunManifestStore {
                 client
                     .configMaps()
                     .inNamespace(namespace)
-                    .withLabel(AuditNames.GROUP_LABEL, group)
-                    .withLabel(EPOCH_LABEL)
+                    .withLabel(WireNames.AUDIT_GROUP_LABEL, group)
+                    .withLabel(WireNames.AUDIT_EPOCH_LABEL)
                     .list()
                     .getItems());
     for (ConfigMap map : maps) {
       long epoch;
       try {
-        epoch = Long.parseLong(map.getMetadata().getLabels().get(EPOCH_LABEL));
+        epoch = Long.parseLong(map.getMetadata().getLabels().get(WireNames.AUDIT_EPOCH_LABEL));
       } catch (NumberFormatException e) {
         continue;
       }

@@ -6,6 +6,7 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
+import dev.tally.report.api.WireNames;
 import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
@@ -104,7 +105,7 @@ final class AuditCluster {
   static void deleteAuditState(KubernetesClient client) {
     client.resources(PartialReportResource.class).inAnyNamespace().delete();
     client.resources(ClusterPartialReportResource.class).delete();
-    client.configMaps().inNamespace("tally").withLabel(AuditNames.GROUP_LABEL).delete();
-    client.leases().inNamespace("tally").withLabel(AuditNames.GROUP_LABEL).delete();
+    client.configMaps().inNamespace("tally").withLabel(WireNames.AUDIT_GROUP_LABEL).delete();
+    client.leases().inNamespace("tally").withLabel(WireNames.AUDIT_GROUP_LABEL).delete();
   }
 }

@@ -7,9 +7,9 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.MockCluster;
 import dev.tally.report.fabric8.PartialReportPublisher;
-import dev.tally.report.fabric8.RetryPolicy;
 import dev.tally.report.fabric8.VirtualTime;
 import dev.tally.report.merge.audit.AuditBudget;
+import dev.tally.report.merge.audit.UnitBackoff;
 import dev.tally.report.merge.audit.UnitState;
 import dev.tally.report.merge.audit.UnitStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -67,15 +67,13 @@ class DistributedAuditTest {
         .policies(Set.of(AuditCluster.POLICY))
         .evaluator(evaluator)
         .publisher(publisher)
-        .budget(BUDGET)
+        .groupBudget(BUDGET)
         .interval(Duration.ofHours(1))
         .leaseDuration(LEASE)
         .clock(time)
-        .ticker(time::nanos)
+        .nanoTicker(time::nanos)
         .sleeper(time)
-        .unitRetry(
-            new RetryPolicy(
-                Integer.MAX_VALUE, Duration.ofSeconds(1), Duration.ofSeconds(4), Duration.ZERO))
+        .unitBackoff(new UnitBackoff(Duration.ofSeconds(1), Duration.ofSeconds(4)))
         .build();
   }
 

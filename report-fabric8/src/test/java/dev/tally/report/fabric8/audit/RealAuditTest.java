@@ -10,6 +10,7 @@ import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.audit.AuditBudget;
+import dev.tally.report.merge.audit.UnitBackoff;
 import dev.tally.report.merge.audit.UnitStatus;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
@@ -127,15 +128,10 @@ class RealAuditTest {
                 .policies(Set.of(AuditCluster.POLICY))
                 .evaluator(evaluator)
                 .publisher(publisher)
-                .budget(new AuditBudget(200, 200))
+                .groupBudget(new AuditBudget(200, 200))
                 .interval(Duration.ofHours(1))
                 .leaseDuration(Duration.ofSeconds(3))
-                .unitRetry(
-                    new dev.tally.report.fabric8.RetryPolicy(
-                        Integer.MAX_VALUE,
-                        Duration.ofMillis(200),
-                        Duration.ofSeconds(2),
-                        Duration.ZERO))
+                .unitBackoff(new UnitBackoff(Duration.ofMillis(200), Duration.ofSeconds(2)))
                 .build());
       }
       for (AuditMember m : members.values()) {

@@ -2,13 +2,16 @@ package dev.tally.report.fabric8.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.WireNames;
 import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.MockCluster;
 import dev.tally.report.fabric8.PartialReportPublisher;
-import dev.tally.report.fabric8.RetryPolicy;
 import dev.tally.report.fabric8.VirtualTime;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.merge.audit.AuditBudget;
+import dev.tally.report.merge.audit.UnitBackoff;
 import dev.tally.report.merge.audit.UnitState;
 import dev.tally.report.merge.audit.UnitStatus;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -54,26 +57,27 @@ class UnitFaultsTest {
             .budget(ApiBudget.of(10_000, 10_000))
             .clock(time)
             .build();
-    member =
-        AuditMember.builder(client)
-            .group("faults")
-            .member("solo")
-            .namespace("tally")
-            .targets(List.of(AuditCluster.TARGETS.get(0)))
-            .policies(Set.of(AuditCluster.POLICY))
-            .evaluator(AuditCluster::evaluate)
-            .publisher(publisher)
-            .budget(new AuditBudget(50, 50))
-            .leaseDuration(Duration.ofSeconds(10))
-            .planningDelay(Duration.ZERO)
-            .clock(time)
-            .ticker(time::nanos)
-            .sleeper(time)
-            .staleAfterAttempts(2)
-            .unitRetry(
-                new RetryPolicy(
-                    Integer.MAX_VALUE, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ZERO))
-            .build();
+    member = member("faults", "solo");
+  }
+
+  private AuditMember member(String group, String id) {
+    return AuditMember.builder(client)
+        .group(group)
+        .member(id)
+        .namespace("tally")
+        .targets(List.of(AuditCluster.TARGETS.get(0)))
+        .policies(Set.of(AuditCluster.POLICY))
+        .evaluator(AuditCluster::evaluate)
+        .publisher(publisher)
+        .groupBudget(new AuditBudget(50, 50))
+        .leaseDuration(Duration.ofSeconds(10))
+        .planningDelay(Duration.ZERO)
+        .clock(time)
+        .nanoTicker(time::nanos)
+        .sleeper(time)
+        .staleAfterAttempts(2)
+        .unitBackoff(new UnitBackoff(Duration.ofSeconds(1), Duration.ofSeconds(2)))
+        .build();
   }
 
   @AfterEach
@@ -191,14 +195,84 @@ class UnitFaultsTest {
             p ->
                 p.getMetadata()
                     .getAnnotations()
-                    .get(AuditNames.STALE_REASON_ANNOTATION)
+                    .get(WireNames.STALE_REASON_ANNOTATION)
                     .contains("403"));
     assertThat(partialsIn("app-0")).noneMatch(UnitFaultsTest::isStale);
   }
 
+  @Test
+  void aStaleUnitShowsInTheAggregatesUntilItsNextSuccess() {
+    AuditMember others = member("others", "solo");
+    for (int round = 0; round < 200 && others.tick() != AuditMember.Step.COMPLETE; round++) {
+      time.advance(Duration.ofSeconds(1));
+    }
+    runToCompletion();
+    List<AggregateReport> fresh = AuditCluster.aggregates(AuditCluster.auditPartials(client));
+    assertThat(staleResults(fresh)).isEmpty();
+
+    // the next interval: app-2 cannot be listed three times, then it can again
+    server
+        .expect()
+        .get()
+        .withPath("/api/v1/namespaces/app-2/configmaps?limit=50")
+        .andReturn(
+            403,
+            new StatusBuilder()
+                .withCode(403)
+                .withReason("Forbidden")
+                .withMessage("configmaps is forbidden")
+                .build())
+        .times(3);
+    time.advance(Duration.ofHours(1));
+    for (int round = 0; round < 200; round++) {
+      member.tick();
+      if (member.ledger().attempts("ConfigMap.v1.core_app-2") >= 2) {
+        break;
+      }
+      time.advance(Duration.ofSeconds(1));
+    }
+    assertThat(member.ledger().status("ConfigMap.v1.core_app-2").orElseThrow().state())
+        .isEqualTo(UnitState.FAILED);
+
+    List<AggregateReport> stale = AuditCluster.aggregates(AuditCluster.auditPartials(client));
+    List<Result> marked = staleResults(stale);
+    assertThat(marked)
+        .as("every result of the unit's 25 objects says it is stale, and why")
+        .hasSize(25)
+        .allMatch(r -> r.properties().get(WireNames.STALE_PROPERTY).contains("403"))
+        .allMatch(r -> r.resources().get(0).namespace().equals("app-2"))
+        .allMatch(r -> r.resources().get(0).kind().equals("ConfigMap"));
+    assertThat(partialsIn("app-2"))
+        .as("the label stays too, on this group's partial reports only")
+        .filteredOn(p -> p.getSpec().producer().equals(member.producer()))
+        .hasSize(25)
+        .allMatch(UnitFaultsTest::isStale);
+    assertThat(partialsIn("app-2"))
+        .filteredOn(p -> !p.getSpec().producer().equals(member.producer()))
+        .as("another group's audit of app-2 is not stale")
+        .hasSize(25)
+        .noneMatch(UnitFaultsTest::isStale);
+
+    runToCompletion();
+    List<AggregateReport> recovered = AuditCluster.aggregates(AuditCluster.auditPartials(client));
+    assertThat(staleResults(recovered)).as("the next success clears the mark").isEmpty();
+    assertThat(results(recovered)).containsExactlyInAnyOrderElementsOf(results(fresh));
+    assertThat(partialsIn("app-2")).noneMatch(UnitFaultsTest::isStale);
+  }
+
+  private static List<Result> results(List<AggregateReport> aggregates) {
+    return aggregates.stream().flatMap(a -> a.results().stream()).toList();
+  }
+
+  private static List<Result> staleResults(List<AggregateReport> aggregates) {
+    return results(aggregates).stream()
+        .filter(r -> r.properties().containsKey(WireNames.STALE_PROPERTY))
+        .toList();
+  }
+
   private static boolean isStale(PartialReportResource p) {
     var labels = p.getMetadata().getLabels();
-    return labels != null && "true".equals(labels.get(AuditNames.STALE_LABEL));
+    return labels != null && "true".equals(labels.get(WireNames.STALE_LABEL));
   }
 
   private List<PartialReportResource> partialsIn(String namespace) {

@@ -2,6 +2,7 @@ package dev.tally.report.merge.audit;
 
 import dev.tally.report.api.InvalidReportException;
 import java.util.Comparator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one member last said about one unit in one run.
@@ -62,6 +63,17 @@ public record UnitStatus(UnitState state, int attempts, String member, String re
 
   public static UnitStatus done(String member, int attempt, long objects) {
     return new UnitStatus(UnitState.DONE, attempt, member, "", objects);
+  }
+
+  /**
+   * The reason a failure is recorded with: {@code message} cut to {@link #MAX_REASON}, or {@code
+   * unknown failure} when it is null or blank, since a failed unit always says why.
+   */
+  public static String failureReason(@Nullable String message) {
+    if (message == null || message.isBlank()) {
+      return "unknown failure";
+    }
+    return message.length() > MAX_REASON ? message.substring(0, MAX_REASON) : message;
   }
 
   /** The greater of two statuses: the ledger's join. */

@@ -34,6 +34,50 @@ class UnitCatalogTest {
   }
 
   @Test
+  void theCensusCountsPerNamespaceExactlyTheKindsAboveTheThreshold() {
+    // totals 1000 + 50 + 5000 over 4 members at 0.25: the threshold is 378
+    List<KindCensus> totals =
+        List.of(
+            new KindCensus(POD, true, 1000, Map.of()),
+            new KindCensus(DEPLOYMENT, true, 50, Map.of()),
+            KindCensus.clusterScoped(CLUSTER_ROLE, 5000));
+    assertThat(UnitCatalog.splitThreshold(6050, 4, 0.25)).isEqualTo(378);
+    assertThat(UnitCatalog.kindsToSplit(totals, 4, 0.25))
+        .as("a heavy cluster-scoped kind cannot be split")
+        .containsExactly(POD);
+    assertThat(UnitCatalog.kindsToSplit(totals, 1, 0.25)).isEmpty();
+    assertThat(UnitCatalog.kindsToSplit(totals, 64, 0.25))
+        .containsExactlyInAnyOrder(DEPLOYMENT, POD);
+    assertThatThrownBy(
+            () ->
+                UnitCatalog.kindsToSplit(
+                    List.of(KindCensus.clusterScoped(POD, 1), KindCensus.clusterScoped(POD, 1)),
+                    4,
+                    0.25))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessageContaining("census[1].gvk");
+  }
+
+  @Test
+  void unitsAsCountedSplitTheCountedKindsWhateverTheirSums() {
+    // the second pass found fewer pods than the first: the kind was chosen, it is still split
+    List<WorkUnit> units =
+        UnitCatalog.unitsAsCounted(
+            List.of(
+                KindCensus.namespaced(POD, Map.of("a", 2L, "b", 1L)),
+                new KindCensus(DEPLOYMENT, true, 50, Map.of()),
+                KindCensus.namespaced(GroupVersionKind.of("", "v1", "Secret"), Map.of()),
+                KindCensus.clusterScoped(CLUSTER_ROLE, 5000)));
+    assertThat(units)
+        .containsExactly(
+            WorkUnit.ofKind(CLUSTER_ROLE, 5000),
+            WorkUnit.ofKind(DEPLOYMENT, 50),
+            WorkUnit.ofNamespace(POD, "a", 2),
+            WorkUnit.ofNamespace(POD, "b", 1),
+            WorkUnit.ofKind(GroupVersionKind.of("", "v1", "Secret"), 1));
+  }
+
+  @Test
   void unitIdsAreConfigMapKeys() {
     assertThat(WorkUnit.ofNamespace(POD, "kube-system", 1).id())
         .isEqualTo("Pod.v1.core_kube-system");
