@@ -1,5 +1,5 @@
 /**
- * The Kubernetes adapter of Tally: custom resource classes and their codec, the partial-report
+ * The Kubernetes adapter of Tally, as an operator author uses it: the partial-report
  * publisher producers use, and the controller that feeds a {@link
  * dev.tally.report.api.ReportAggregator} from partial reports in a cluster and writes its
  * ChangeSets under one API budget.
