@@ -11,8 +11,9 @@ import java.util.TreeMap;
 
 /**
  * Results of a unit that cannot be audited any more are kept, but say so: every result of the
- * unit's last audit partial reports gets the property {@value #WireNames.STALE_PROPERTY} with the
- * failure as its value, and so do the aggregates the merge makes of them.
+ * unit's last audit partial reports gets the property {@value
+ * dev.tally.report.api.WireNames#STALE_PROPERTY} with the failure as its value, and so do the
+ * aggregates the merge makes of them.
  *
  * <p>The stale copy of a partial report is ordered right after it ({@code observedAt} kept, {@code
  * generation + 1}, same producer; see the order of evaluations in docs/DESIGN.md §5): it replaces
