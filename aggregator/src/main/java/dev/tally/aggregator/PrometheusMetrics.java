@@ -1,7 +1,9 @@
 package dev.tally.aggregator;
 
 import dev.tally.report.api.ReportRef;
+import dev.tally.report.fabric8.RejectionReason;
 import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.WriteVerb;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -71,13 +73,13 @@ public final class PrometheusMetrics implements TallyMetrics {
   }
 
   @Override
-  public void partialRejected(String reason) {
-    adder(rejected, reason).increment();
+  public void partialRejected(RejectionReason reason) {
+    adder(rejected, reason.metricName()).increment();
   }
 
   @Override
-  public void write(String verb, ReportRef ref) {
-    adder(writes, verb).increment();
+  public void write(WriteVerb verb, ReportRef ref) {
+    adder(writes, verb.metricName()).increment();
   }
 
   @Override

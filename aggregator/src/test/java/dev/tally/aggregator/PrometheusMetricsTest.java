@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
+import dev.tally.report.fabric8.RejectionReason;
+import dev.tally.report.fabric8.WriteVerb;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -36,10 +38,10 @@ class PrometheusMetricsTest {
 
     metrics.partialApplied();
     metrics.partialApplied();
-    metrics.partialRejected("capacity");
-    metrics.write("create", ref);
-    metrics.write("update", ref);
-    metrics.write("update", ref);
+    metrics.partialRejected(RejectionReason.CAPACITY);
+    metrics.write(WriteVerb.CREATE, ref);
+    metrics.write(WriteVerb.UPDATE, ref);
+    metrics.write(WriteVerb.UPDATE, ref);
     metrics.conflict(ref);
     metrics.retry(429, Duration.ofMillis(200));
     metrics.retry(503, Duration.ofMillis(200));

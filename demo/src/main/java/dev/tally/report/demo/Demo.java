@@ -18,6 +18,7 @@ import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.TallyResources;
+import dev.tally.report.fabric8.WriteVerb;
 import dev.tally.report.fabric8.resource.ClusterPolicyReportResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
@@ -177,8 +178,8 @@ public final class Demo {
     TallyMetrics metrics =
         new TallyMetrics() {
           @Override
-          public void write(String verb, dev.tally.report.api.ReportRef ref) {
-            tallyWrites.computeIfAbsent(verb, v -> new LongAdder()).increment();
+          public void write(WriteVerb verb, dev.tally.report.api.ReportRef ref) {
+            tallyWrites.computeIfAbsent(verb.metricName(), v -> new LongAdder()).increment();
           }
         };
     return AggregatorController.builder(client)

@@ -341,11 +341,11 @@ public final class PartialReportPublisher implements AutoCloseable {
         HasMetadata result;
         if (resourceVersion == null) {
           result = calls.call("create " + name, () -> client.resource(desired).create());
-          metrics.partialPublished("create");
+          metrics.partialPublished(WriteVerb.CREATE);
         } else {
           desired.getMetadata().setResourceVersion(resourceVersion);
           result = calls.call("update " + name, () -> client.resource(desired).update());
-          metrics.partialPublished("update");
+          metrics.partialPublished(WriteVerb.UPDATE);
         }
         if (result != null && result.getMetadata() != null) {
           written.put(

@@ -45,7 +45,7 @@ final class RejectionEvents {
   /** {@code resource}, known as {@code key}, was refused with {@code e}. */
   void reject(
       String key, CustomResource<PartialReportSpec, Void> resource, InvalidReportException e) {
-    metrics.partialRejected(RejectionReason.of(e).metricName());
+    metrics.partialRejected(RejectionReason.of(e));
     LOG.warn("rejected {}: {}", key, e.getMessage());
     if (!emitEvents) {
       return;

@@ -5,9 +5,10 @@ import dev.tally.report.api.InvalidReportException;
 
 /**
  * Why a partial report object was rejected, decided from the exception that refused it, here and
- * nowhere else. {@link #metricName()} is what {@link TallyMetrics#partialRejected} receives.
+ * nowhere else; what {@link TallyMetrics#partialRejected} receives. {@link #metricName()} is the
+ * lower-case name a metrics binding uses as a tag value.
  */
-enum RejectionReason {
+public enum RejectionReason {
   /** A cap of the aggregator ({@code InputCaps}): it would hold more than agreed. */
   CAPACITY("capacity"),
   /**
@@ -36,8 +37,8 @@ enum RejectionReason {
     return INVALID;
   }
 
-  /** The reason as {@link TallyMetrics#partialRejected} names it. */
-  String metricName() {
+  /** The reason as a metric tag value: {@code capacity}, {@code namespace} or {@code invalid}. */
+  public String metricName() {
     return metricName;
   }
 }

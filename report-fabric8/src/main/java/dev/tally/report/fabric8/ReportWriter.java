@@ -184,7 +184,7 @@ final class ReportWriter {
       AggregateResource created =
           calls.call("create " + ref, () -> client.resource(ReportCodec.encode(report)).create());
       remember(ref, created);
-      metrics.write("create", ref);
+      metrics.write(WriteVerb.CREATE, ref);
       return Verdict.WRITTEN;
     } catch (KubernetesClientException e) {
       if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
@@ -227,7 +227,7 @@ final class ReportWriter {
       AggregateResource updated =
           calls.call("update " + ref, () -> client.resource(desired).update());
       remember(ref, updated);
-      metrics.write("update", ref);
+      metrics.write(WriteVerb.UPDATE, ref);
       return Verdict.WRITTEN;
     } catch (KubernetesClientException e) {
       if (ApiCalls.changedMeanwhile(e)) {
@@ -259,7 +259,7 @@ final class ReportWriter {
                       .forceConflicts()
                       .serverSideApply());
       remember(ref, applied);
-      metrics.write("apply", ref);
+      metrics.write(WriteVerb.APPLY, ref);
       return Verdict.WRITTEN;
     } catch (KubernetesClientException e) {
       if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
@@ -286,7 +286,7 @@ final class ReportWriter {
       // the precondition makes the server refuse if someone replaced the object meanwhile
       calls.call("delete " + ref, () -> resource(ref).lockResourceVersion(precondition).delete());
       resourceVersions.remove(ref);
-      metrics.write("delete", ref);
+      metrics.write(WriteVerb.DELETE, ref);
       return Verdict.WRITTEN;
     } catch (KubernetesClientException e) {
       if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {

@@ -15,19 +15,16 @@ public interface TallyMetrics {
   /** The aggregator accepted a partial report. */
   default void partialApplied() {}
 
+  /** A partial report was refused and changed nothing, for {@code reason}. */
+  default void partialRejected(RejectionReason reason) {}
+
   /**
-   * A partial report was refused and changed nothing.
-   *
-   * @param reason {@code invalid}, {@code namespace} (it spoke about another namespace) or {@code
-   *     capacity} (a cap of the aggregator)
+   * A producer's partial report was written ({@link WriteVerb#CREATE} or {@link WriteVerb#UPDATE}).
    */
-  default void partialRejected(String reason) {}
+  default void partialPublished(WriteVerb verb) {}
 
-  /** A producer's partial report was written ({@code create} or {@code update}). */
-  default void partialPublished(String verb) {}
-
-  /** One write of an aggregate: {@code create}, {@code update}, {@code apply} or {@code delete}. */
-  default void write(String verb, ReportRef ref) {}
+  /** One write of an aggregate. */
+  default void write(WriteVerb verb, ReportRef ref) {}
 
   /** A write met a conflict (409) or a vanished object; the controller re-reads and re-diffs. */
   default void conflict(ReportRef ref) {}

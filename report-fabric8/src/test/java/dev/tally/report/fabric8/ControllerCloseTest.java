@@ -41,7 +41,7 @@ class ControllerCloseTest {
     TallyMetrics blockFirstWrite =
         new TallyMetrics() {
           @Override
-          public void write(String verb, ReportRef ref) {
+          public void write(WriteVerb verb, ReportRef ref) {
             // on the aggregator thread, in the middle of a flush
             if (writing.getCount() > 0) {
               writing.countDown();

@@ -22,13 +22,13 @@ final class CountingMetrics implements TallyMetrics {
   }
 
   @Override
-  public void partialRejected(String reason) {
-    rejected.merge(reason, 1, Integer::sum);
+  public void partialRejected(RejectionReason reason) {
+    rejected.merge(reason.metricName(), 1, Integer::sum);
   }
 
   @Override
-  public void write(String verb, ReportRef ref) {
-    writes.merge(verb, 1, Integer::sum);
+  public void write(WriteVerb verb, ReportRef ref) {
+    writes.merge(verb.metricName(), 1, Integer::sum);
   }
 
   @Override
