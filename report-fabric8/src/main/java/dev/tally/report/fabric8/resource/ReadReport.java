@@ -37,7 +37,7 @@ public final class ReadReport {
         report,
         apiVersion,
         warnings,
-        wire == null ? null : ReportCodec.toJson(wire),
+        wire == null ? null : AggregateCodec.toJson(wire),
         wire == null || wire.getMetadata() == null || wire.getMetadata().getAnnotations() == null
             ? Map.of()
             : wire.getMetadata().getAnnotations(),
@@ -122,7 +122,7 @@ public final class ReadReport {
 
   /** A fresh copy of the object as read, in the layout of {@link WireResult}; null if none. */
   @Nullable AggregateResource wire() {
-    return wire == null ? null : ReportCodec.fromJson(wire, report.ref().kind());
+    return wire == null ? null : AggregateCodec.fromJson(wire, report.ref().kind());
   }
 
   @Override

@@ -179,7 +179,7 @@ final class ReportReader {
     List<CodecWarning> decodeWarnings = new ArrayList<>();
     AggregateReport report;
     try {
-      report = ReportCodec.decode(res, decodeWarnings);
+      report = AggregateCodec.decode(res, decodeWarnings);
     } catch (InvalidReportException e) {
       throw doc.error(join(prefix, version.wirePath(e.field())), e.reason());
     }
@@ -350,7 +350,7 @@ final class ReportReader {
   private static AggregateResource bind(
       Document doc, String prefix, ObjectNode node, ReportKind kind) {
     try {
-      return ReportCodec.bind(node, kind);
+      return AggregateCodec.bind(node, kind);
     } catch (IllegalArgumentException e) {
       if (!(e.getCause() instanceof JacksonException j)) {
         throw doc.error(prefix, "cannot be read: " + e.getMessage());
