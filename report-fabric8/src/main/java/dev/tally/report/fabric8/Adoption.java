@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Adoption {
   /** Log lines stay under the publisher's name: operators filter on it. */
-  private static final Logger LOG = LoggerFactory.getLogger(PartialReportPublisher.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Adoption.class);
 
   private final KubernetesClient client;
   private final ApiCalls calls;

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  */
 final class AggregatorThread {
   // the controller's log, as before the controller was split
-  private static final Logger LOG = LoggerFactory.getLogger(AggregatorController.class);
+  private static final Logger LOG = LoggerFactory.getLogger(AggregatorThread.class);
 
   private final ScheduledExecutorService executor =
       Executors.newSingleThreadScheduledExecutor(

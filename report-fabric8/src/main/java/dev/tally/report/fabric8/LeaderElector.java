@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  */
 final class LeaderElector {
   // the controller's log, as before the controller was split
-  private static final Logger LOG = LoggerFactory.getLogger(AggregatorController.class);
+  private static final Logger LOG = LoggerFactory.getLogger(LeaderElector.class);
 
   private final KubernetesClient client;
   private final ApiCalls calls;

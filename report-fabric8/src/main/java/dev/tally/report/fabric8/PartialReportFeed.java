@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  */
 final class PartialReportFeed {
   // the controller's log, as before the controller was split
-  private static final Logger LOG = LoggerFactory.getLogger(AggregatorController.class);
+  private static final Logger LOG = LoggerFactory.getLogger(PartialReportFeed.class);
 
   private final KubernetesClient client;
   private final ApiCalls calls;

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  */
 final class PartialReportLedger {
   // the controller's log, as before the controller was split
-  private static final Logger LOG = LoggerFactory.getLogger(AggregatorController.class);
+  private static final Logger LOG = LoggerFactory.getLogger(PartialReportLedger.class);
 
   private final RejectionEvents rejections;
   private final TallyMetrics metrics;

@@ -10,6 +10,7 @@ import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportSpec;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.EvaluationOrder;
+import dev.tally.report.merge.KubernetesNames;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -34,7 +35,7 @@ import org.slf4j.LoggerFactory;
  */
 final class PartialReportWrites {
   /** Log lines stay under the publisher's name: operators filter on it. */
-  private static final Logger LOG = LoggerFactory.getLogger(PartialReportPublisher.class);
+  private static final Logger LOG = LoggerFactory.getLogger(PartialReportWrites.class);
 
   private static final int MAX_CONFLICT_ATTEMPTS = 8;
 
@@ -88,7 +89,7 @@ final class PartialReportWrites {
    */
   void write(PartialReport wanted) {
     Subject subject = wanted.subject();
-    String name = PartialReportPublisher.objectName(wanted.producer(), subject);
+    String name = KubernetesNames.partialReport(wanted.producer(), subject);
     String cacheKey = key(subject, name);
     for (int attempt = 1; ; attempt++) {
       PartialReport evaluation = wanted;

@@ -2,6 +2,7 @@ package dev.tally.report.fabric8;
 
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.merge.EvaluationOrder;
+import dev.tally.report.merge.KubernetesNames;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -20,7 +21,7 @@ import org.slf4j.LoggerFactory;
  */
 final class PublishQueue {
   /** Log lines stay under the publisher's name: operators filter on it. */
-  private static final Logger LOG = LoggerFactory.getLogger(PartialReportPublisher.class);
+  private static final Logger LOG = LoggerFactory.getLogger(PublishQueue.class);
 
   /** The merge's order: the publisher keeps in the cluster what the aggregator keeps. */
   private static final Comparator<PartialReport> ORDER = EvaluationOrder.ORDER;
@@ -133,6 +134,6 @@ final class PublishQueue {
 
   private static String key(PartialReport e) {
     return PartialReportWrites.key(
-        e.subject(), PartialReportPublisher.objectName(e.producer(), e.subject()));
+        e.subject(), KubernetesNames.partialReport(e.producer(), e.subject()));
   }
 }

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  */
 final class RejectionEvents {
   // the controller's log, as before the controller was split
-  private static final Logger LOG = LoggerFactory.getLogger(AggregatorController.class);
+  private static final Logger LOG = LoggerFactory.getLogger(RejectionEvents.class);
 
   private final KubernetesClient client;
   private final ApiCalls calls;

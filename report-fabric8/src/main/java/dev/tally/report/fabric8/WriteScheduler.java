@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 final class WriteScheduler {
   // the controller's log, as before the controller was split
-  private static final Logger LOG = LoggerFactory.getLogger(AggregatorController.class);
+  private static final Logger LOG = LoggerFactory.getLogger(WriteScheduler.class);
 
   private final AggregatorThread thread;
   private final PartialReportLedger ledger;
