@@ -17,7 +17,6 @@ import org.slf4j.LoggerFactory;
  * dropped.
  */
 final class AggregatorThread {
-  // the controller's log, as before the controller was split
   private static final Logger LOG = LoggerFactory.getLogger(AggregatorThread.class);
 
   private final ScheduledExecutorService executor =
@@ -52,11 +51,17 @@ final class AggregatorThread {
   }
 
   /**
-   * Runs {@code task} every {@code period}, the first time after one. Not guarded: a task that
-   * throws ends the repetition (as {@link ScheduledExecutorService#scheduleWithFixedDelay} does).
+   * Runs {@code task} every {@code period}, the first time after one. Guarded like every other
+   * task: one that throws is logged, {@code onFailure} runs, and the repetition goes on (bare, a
+   * {@link ScheduledExecutorService#scheduleWithFixedDelay} task that throws is never run again).
    */
   void every(Duration period, Runnable task) {
-    executor.scheduleWithFixedDelay(task, period.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
+    try {
+      executor.scheduleWithFixedDelay(
+          guarded(task), period.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      LOG.debug("controller closed; dropped a periodic task");
+    }
   }
 
   /** Runs {@code task}; the future completes when it is done, or with what it threw. */

@@ -3,6 +3,7 @@ package dev.tally.report.fabric8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
@@ -13,6 +14,8 @@ import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +23,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,6 +79,42 @@ class AggregatorRecoveryTest {
         List.of(),
         Summary.EMPTY,
         "stale");
+  }
+
+  /**
+   * A user aggregator that throws once in the periodic resync (here from {@code expireTombstones})
+   * must not end the periodic resyncs: they are the safety net against drift.
+   */
+  @Test
+  void aPeriodicResyncThatThrowsDoesNotStopTheNextOnes() throws Exception {
+    AtomicInteger expiries = new AtomicInteger();
+    Supplier<ReportAggregator> throwingOnce =
+        () -> {
+          ReportAggregator real = Scenario.newAggregator();
+          return (ReportAggregator)
+              Proxy.newProxyInstance(
+                  ReportAggregator.class.getClassLoader(),
+                  new Class<?>[] {ReportAggregator.class},
+                  (proxy, method, args) -> {
+                    if (method.getName().equals("expireTombstones")
+                        && expiries.incrementAndGet() == 1) {
+                      throw new IllegalStateException("a user aggregator's bug, once");
+                    }
+                    try {
+                      return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                      throw e.getCause();
+                    }
+                  });
+        };
+    fixture
+        .closeLater(
+            fixture.controller(client, throwingOnce).resyncPeriod(Duration.ofMillis(50)).build())
+        .start();
+    Await.until(
+        "periodic resyncs go on after one threw",
+        () -> expiries.get() >= 3,
+        Duration.ofSeconds(30));
   }
 
   @Test
