@@ -7,14 +7,13 @@ import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.internal.OwnedPartialReports;
 import dev.tally.report.fabric8.resource.PartialReportSpec;
 import dev.tally.report.fabric8.resource.ReportCodec;
+import dev.tally.report.merge.Publication;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -26,7 +25,6 @@ import org.slf4j.LoggerFactory;
  * are deleted once their pending-since time is older than the grace period.
  */
 final class Adoption {
-  /** Log lines stay under the publisher's name: operators filter on it. */
   private static final Logger LOG = LoggerFactory.getLogger(Adoption.class);
 
   private final KubernetesClient client;
@@ -104,14 +102,9 @@ final class Adoption {
   }
 
   private boolean expired(HasMetadata resource) {
-    String since = PartialReportWrites.annotation(resource, WireNames.PENDING_SINCE_ANNOTATION);
-    if (since == null) {
-      return false;
-    }
-    try {
-      return Instant.parse(since).plus(grace).isBefore(clock.instant());
-    } catch (DateTimeParseException e) {
-      return true;
-    }
+    return Publication.adoptionExpired(
+        PartialReportWrites.annotation(resource, WireNames.PENDING_SINCE_ANNOTATION),
+        grace,
+        clock.instant());
   }
 }

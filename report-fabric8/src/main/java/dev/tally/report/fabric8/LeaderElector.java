@@ -21,7 +21,6 @@ import org.slf4j.LoggerFactory;
  * fabric8's threads; it does not know what leading means.
  */
 final class LeaderElector {
-  // the controller's log, as before the controller was split
   private static final Logger LOG = LoggerFactory.getLogger(LeaderElector.class);
 
   private final KubernetesClient client;

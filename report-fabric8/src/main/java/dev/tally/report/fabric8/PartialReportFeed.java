@@ -26,7 +26,6 @@ import org.slf4j.LoggerFactory;
  * the aggregator thread, apart from the events it hands over.
  */
 final class PartialReportFeed {
-  // the controller's log, as before the controller was split
   private static final Logger LOG = LoggerFactory.getLogger(PartialReportFeed.class);
 
   private final KubernetesClient client;

@@ -31,7 +31,6 @@ import org.slf4j.LoggerFactory;
  * thread.
  */
 final class PartialReportLedger {
-  // the controller's log, as before the controller was split
   private static final Logger LOG = LoggerFactory.getLogger(PartialReportLedger.class);
 
   private final RejectionEvents rejections;

@@ -11,6 +11,7 @@ import dev.tally.report.fabric8.resource.PartialReportSpec;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.EvaluationOrder;
 import dev.tally.report.merge.KubernetesNames;
+import dev.tally.report.merge.Publication;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -19,9 +20,9 @@ import io.fabric8.kubernetes.client.dsl.Resource;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,18 +31,15 @@ import org.slf4j.LoggerFactory;
  * The write protocol of {@link PartialReportPublisher}: creates or updates one partial report
  * object, with the resourceVersion it got back when it wrote the object last, re-reading after a
  * conflict; keeps what the cluster holds when that is the same evaluation or a later one in {@link
- * EvaluationOrder}; keeps an adoption a later evaluation from before the uid was known would undo;
- * keeps the pending-since time of a report not yet adopted.
+ * EvaluationOrder} and keeps an adoption (both decided by report-merge's {@link
+ * dev.tally.report.merge.Publication}); keeps the pending-since time of a report not yet adopted.
  */
 final class PartialReportWrites {
-  /** Log lines stay under the publisher's name: operators filter on it. */
   private static final Logger LOG = LoggerFactory.getLogger(PartialReportWrites.class);
 
   private static final int MAX_CONFLICT_ATTEMPTS = 8;
 
   /** The merge's order: the publisher keeps in the cluster what the aggregator keeps. */
-  private static final Comparator<PartialReport> ORDER = EvaluationOrder.ORDER;
-
   private static final int MAX_REMEMBERED = 100_000;
 
   private final KubernetesClient client;
@@ -115,15 +113,12 @@ final class PartialReportWrites {
         }
       }
       if (current != null) {
-        if (current.adopted() && !evaluation.adopted()) {
-          // a later evaluation from before the uid was known: keep the adoption
-          evaluation = evaluation.withSubjectUid(current.subject().uid());
-        }
-        int order = ORDER.compare(current, evaluation);
-        if (order > 0 || (order == 0 && current.equals(evaluation))) {
+        Optional<PartialReport> write = Publication.toWrite(current, evaluation);
+        if (write.isEmpty()) {
           metrics.noOpWriteSuppressed();
           return; // the cluster already holds this evaluation or a later one
         }
+        evaluation = write.get();
       }
       CustomResource<PartialReportSpec, Void> desired = ReportCodec.encodePartial(evaluation, name);
       @Nullable String since = null;

@@ -20,7 +20,6 @@ import org.slf4j.LoggerFactory;
  * the one thread that writes them through {@link PartialReportWrites}.
  */
 final class PublishQueue {
-  /** Log lines stay under the publisher's name: operators filter on it. */
   private static final Logger LOG = LoggerFactory.getLogger(PublishQueue.class);
 
   /** The merge's order: the publisher keeps in the cluster what the aggregator keeps. */

@@ -20,7 +20,6 @@ import org.slf4j.LoggerFactory;
  * version gets one Event. A failure to record the Event is logged and changes nothing else.
  */
 final class RejectionEvents {
-  // the controller's log, as before the controller was split
   private static final Logger LOG = LoggerFactory.getLogger(RejectionEvents.class);
 
   private final KubernetesClient client;

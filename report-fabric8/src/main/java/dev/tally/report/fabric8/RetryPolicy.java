@@ -1,5 +1,6 @@
 package dev.tally.report.fabric8;
 
+import dev.tally.report.merge.Backoff;
 import java.time.Duration;
 import java.util.Random;
 
@@ -30,16 +31,12 @@ public record RetryPolicy(int maxAttempts, Duration base, Duration cap, Duration
   }
 
   /**
-   * The delay before retry number {@code retry} (1 for the first): {@code min(cap, base * 2^(retry
-   * - 1))}, of which the upper half is drawn at random, and at least {@code retryAfter}.
+   * The delay before retry number {@code retry} (1 for the first): report-merge's {@link
+   * Backoff#jittered} ({@code min(cap, base * 2^(retry - 1))}, of which the upper half is drawn at
+   * random), and at least {@code retryAfter} (up to {@code maxRetryAfter}).
    */
   public Duration delay(int retry, Duration retryAfter, Random random) {
-    long baseNanos = base.toNanos();
-    int shift = Math.min(Math.max(retry - 1, 0), 40);
-    long exp = baseNanos > (cap.toNanos() >> shift) ? cap.toNanos() : baseNanos << shift;
-    long ceiling = Math.min(cap.toNanos(), exp);
-    long half = ceiling / 2;
-    long jittered = half + (half > 0 ? (long) (random.nextDouble() * (ceiling - half)) : 0);
+    long jittered = Backoff.jittered(base, cap, retry, random).toNanos();
     long floor = Math.min(retryAfter.toNanos(), maxRetryAfter.toNanos());
     return Duration.ofNanos(Math.max(jittered, floor));
   }

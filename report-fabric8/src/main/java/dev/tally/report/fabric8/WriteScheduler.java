@@ -22,7 +22,6 @@ import org.slf4j.LoggerFactory;
  * Confined to the aggregator thread; {@link #rebuilt()} may be read from any.
  */
 final class WriteScheduler {
-  // the controller's log, as before the controller was split
   private static final Logger LOG = LoggerFactory.getLogger(WriteScheduler.class);
 
   private final AggregatorThread thread;

@@ -2,6 +2,7 @@ package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.WireNames;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.merge.audit.AuditMembers;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -117,11 +118,11 @@ final class LeaseMembership {
         continue;
       }
       int seconds = spec.getLeaseDurationSeconds() == null ? 0 : spec.getLeaseDurationSeconds();
-      Instant expires = spec.getRenewTime().toInstant().plusSeconds(seconds);
-      if (expires.isAfter(now)) {
-        live.add(spec.getHolderIdentity());
-      } else if (expires.plus(orphanGrace).isBefore(now)) {
-        orphans.add(lease);
+      switch (AuditMembers.leaseState(
+          spec.getRenewTime().toInstant(), Duration.ofSeconds(seconds), orphanGrace, now)) {
+        case LIVE -> live.add(spec.getHolderIdentity());
+        case ORPHAN -> orphans.add(lease);
+        case EXPIRED -> {}
       }
     }
     for (Lease orphan : orphans) {

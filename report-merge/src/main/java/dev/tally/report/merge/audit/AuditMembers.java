@@ -28,4 +28,28 @@ public final class AuditMembers {
   public static boolean mayPlan(Instant joinedAt, Duration planningDelay, Instant now) {
     return !now.isBefore(joinedAt.plus(planningDelay));
   }
+
+  /** What a member's Lease says of it at a moment. */
+  public enum LeaseState {
+    /** Renewed within its duration: the member takes part. */
+    LIVE,
+    /** Expired, but not for longer than the orphan grace: gone, its Lease left alone. */
+    EXPIRED,
+    /** Expired for longer than the orphan grace: anyone who sees it deletes it. */
+    ORPHAN
+  }
+
+  /**
+   * The state at {@code now} of a Lease renewed at {@code renewedAt} for {@code duration}: live
+   * while {@code renewedAt + duration} is after now; an orphan once that moment lies more than
+   * {@code orphanGrace} in the past (docs/DESIGN.md §8: three durations).
+   */
+  public static LeaseState leaseState(
+      Instant renewedAt, Duration duration, Duration orphanGrace, Instant now) {
+    Instant expires = renewedAt.plus(duration);
+    if (expires.isAfter(now)) {
+      return LeaseState.LIVE;
+    }
+    return expires.plus(orphanGrace).isBefore(now) ? LeaseState.ORPHAN : LeaseState.EXPIRED;
+  }
 }

@@ -1,12 +1,13 @@
 package dev.tally.report.merge.audit;
 
+import dev.tally.report.merge.Backoff;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
 
 /**
- * How long a member waits before it tries a failed unit again: capped exponential backoff with
- * jitter. It never gives up within a run; a unit that keeps failing is retried at the cap and,
- * after {@code staleAfterAttempts} failures, its last results are marked stale ({@link
+ * How long a member waits before it tries a failed unit again: {@link Backoff}, capped exponential
+ * backoff with jitter. It never gives up within a run; a unit that keeps failing is retried at the
+ * cap and, after {@code staleAfterAttempts} failures, its last results are marked stale ({@link
  * UnitRetries}).
  *
  * @param base the delay after the first failure, before jitter
@@ -36,12 +37,6 @@ public record UnitBackoff(Duration base, Duration cap) {
     if (failures < 1) {
       throw new IllegalArgumentException("failures must be at least 1, was " + failures);
     }
-    long baseNanos = base.toNanos();
-    long capNanos = cap.toNanos();
-    int shift = Math.min(failures - 1, 40);
-    long ceiling = baseNanos > (capNanos >> shift) ? capNanos : baseNanos << shift;
-    long half = ceiling / 2;
-    long jittered = half + (half > 0 ? (long) (random.nextDouble() * (ceiling - half)) : 0);
-    return Duration.ofNanos(jittered);
+    return Backoff.jittered(base, cap, failures, random);
   }
 }
