@@ -7,16 +7,21 @@ import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.PartialReportPublisher;
+import dev.tally.report.fabric8.VirtualTime;
 import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
+import dev.tally.report.merge.audit.AuditBudget;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** A generated cluster to audit, the policy evaluated on it, and how to read the outcome. */
 final class AuditCluster {
@@ -100,6 +105,32 @@ final class AuditCluster {
       aggregator.apply(e);
     }
     return aggregator.aggregates();
+  }
+
+  /**
+   * A member auditing the first target alone in virtual {@code time}: a 10 s Lease, no planning
+   * delay, a group budget of 50 requests per second. Tests add what they look at.
+   */
+  static AuditMember.Builder soloMember(
+      KubernetesClient client,
+      PartialReportPublisher publisher,
+      VirtualTime time,
+      String group,
+      String member) {
+    return AuditMember.builder(client)
+        .group(group)
+        .member(member)
+        .namespace("tally")
+        .targets(List.of(TARGETS.get(0)))
+        .policies(Set.of(POLICY))
+        .evaluator(AuditCluster::evaluate)
+        .publisher(publisher)
+        .groupBudget(new AuditBudget(50, 50))
+        .leaseDuration(Duration.ofSeconds(10))
+        .planningDelay(Duration.ZERO)
+        .clock(time)
+        .nanoTicker(time::nanos)
+        .sleeper(time);
   }
 
   static void deleteAuditState(KubernetesClient client) {

@@ -9,7 +9,6 @@ import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.RetryPolicy;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.VirtualTime;
-import dev.tally.report.merge.audit.AuditBudget;
 import dev.tally.report.merge.audit.UnitState;
 import dev.tally.report.merge.audit.UnitStatus;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
@@ -19,7 +18,6 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -61,20 +59,7 @@ class AuditMemberBuilderTest {
   }
 
   private AuditMember.Builder builder() {
-    return AuditMember.builder(client)
-        .group("builder")
-        .member("solo")
-        .namespace("tally")
-        .targets(List.of(AuditCluster.TARGETS.get(0)))
-        .policies(Set.of(AuditCluster.POLICY))
-        .evaluator(AuditCluster::evaluate)
-        .publisher(publisher)
-        .groupBudget(new AuditBudget(50, 50))
-        .leaseDuration(Duration.ofSeconds(10))
-        .planningDelay(Duration.ZERO)
-        .clock(time)
-        .nanoTicker(time::nanos)
-        .sleeper(time)
+    return AuditCluster.soloMember(client, publisher, time, "builder", "solo")
         .metrics(
             new TallyMetrics() {
               @Override

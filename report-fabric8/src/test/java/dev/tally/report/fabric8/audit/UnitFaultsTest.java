@@ -10,7 +10,6 @@ import dev.tally.report.fabric8.MockCluster;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.VirtualTime;
 import dev.tally.report.fabric8.resource.PartialReportResource;
-import dev.tally.report.merge.audit.AuditBudget;
 import dev.tally.report.merge.audit.UnitBackoff;
 import dev.tally.report.merge.audit.UnitState;
 import dev.tally.report.merge.audit.UnitStatus;
@@ -25,7 +24,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -61,20 +59,7 @@ class UnitFaultsTest {
   }
 
   private AuditMember member(String group, String id) {
-    return AuditMember.builder(client)
-        .group(group)
-        .member(id)
-        .namespace("tally")
-        .targets(List.of(AuditCluster.TARGETS.get(0)))
-        .policies(Set.of(AuditCluster.POLICY))
-        .evaluator(AuditCluster::evaluate)
-        .publisher(publisher)
-        .groupBudget(new AuditBudget(50, 50))
-        .leaseDuration(Duration.ofSeconds(10))
-        .planningDelay(Duration.ZERO)
-        .clock(time)
-        .nanoTicker(time::nanos)
-        .sleeper(time)
+    return AuditCluster.soloMember(client, publisher, time, group, id)
         .staleAfterAttempts(2)
         .unitBackoff(new UnitBackoff(Duration.ofSeconds(1), Duration.ofSeconds(2)))
         .build();
