@@ -80,7 +80,6 @@ public final class TallyReports {
   private final Object lock = new Object();
   private @Nullable PartialReportPublisher publisher;
   private @Nullable AggregatorController aggregator;
-  private @Nullable KubernetesClient aggregatorClient;
 
   private TallyReports(Builder b) {
     this.producer = b.producer;
@@ -253,11 +252,9 @@ public final class TallyReports {
       publisherSettings.accept(pb);
       PartialReportPublisher newPublisher = pb.build();
       AggregatorController newAggregator = null;
-      KubernetesClient newAggregatorClient = null;
       if (aggregate) {
-        newAggregatorClient = AggregateSerialization.forAggregator(client);
         AggregatorController.Builder ab =
-            AggregatorController.builder(newAggregatorClient).aggregator(aggregators).clock(clock);
+            AggregatorController.builder(client).aggregator(aggregators).clock(clock);
         if (lease != null) {
           ab.leaderElection(lease);
         }
@@ -268,29 +265,22 @@ public final class TallyReports {
         } catch (RuntimeException e) {
           newAggregator.close();
           newPublisher.close();
-          if (newAggregatorClient != client) {
-            newAggregatorClient.close();
-          }
           throw e;
         }
       }
       publisher = newPublisher;
       aggregator = newAggregator;
-      aggregatorClient = newAggregatorClient == client ? null : newAggregatorClient;
     }
   }
 
   void stop() {
     PartialReportPublisher p;
     AggregatorController a;
-    KubernetesClient own;
     synchronized (lock) {
       p = publisher;
       a = aggregator;
-      own = aggregatorClient;
       publisher = null;
       aggregator = null;
-      aggregatorClient = null;
     }
     // the queued partial reports first, so the aggregator (while it still runs) may see them
     try {
@@ -298,14 +288,8 @@ public final class TallyReports {
         p.close();
       }
     } finally {
-      try {
-        if (a != null) {
-          a.close();
-        }
-      } finally {
-        if (own != null) {
-          own.close();
-        }
+      if (a != null) {
+        a.close();
       }
     }
   }

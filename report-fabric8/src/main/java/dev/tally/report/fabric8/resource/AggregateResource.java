@@ -24,6 +24,10 @@ import org.jspecify.annotations.Nullable;
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
+// for fabric8 7.x (Jackson 2): a plain bean, not fabric8's polymorphic deserializer, which the
+// interfaces would otherwise lend and which recurses for these classes; ignored on Jackson 3
+@com.fasterxml.jackson.databind.annotation.JsonDeserialize(
+    using = com.fasterxml.jackson.databind.JsonDeserializer.None.class)
 @JsonPropertyOrder({
   "apiVersion",
   "kind",
