@@ -180,6 +180,18 @@ class MicrometerTallyMetricsTest {
         .isEqualTo(1);
   }
 
+  @Test
+  void twoBindingsOfOneRegistryShareItsMeters() {
+    MicrometerTallyMetrics publisherSide = new MicrometerTallyMetrics(registry);
+    int meters = registry.getMeters().size();
+    metrics.write(WriteVerb.CREATE, REF);
+    publisherSide.write(WriteVerb.CREATE, REF);
+    publisherSide.partialPublished(WriteVerb.UPDATE);
+    assertThat(registry.getMeters()).hasSize(meters);
+    assertThat(count("tally.writes", "verb", "create")).isEqualTo(2);
+    assertThat(count("tally.partials.published", "verb", "update")).isEqualTo(1);
+  }
+
   private double count(String name, String tag, String value) {
     return registry.get(name).tag(tag, value).counter().count();
   }
