@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  *       retries on its own).
  *   <li>{@code /readyz}: 200 when {@code readiness} says so (see {@link Main}), else 503 with the
  *       reason in the body.
- *   <li>{@code /metrics}: the Prometheus text exposition format 0.0.4.
+ *   <li>{@code /metrics}: every meter of {@link PrometheusMetrics} (Micrometer's Prometheus
+ *       registry), in the Prometheus text exposition format 0.0.4.
  * </ul>
  */
 final class HealthServer implements AutoCloseable {

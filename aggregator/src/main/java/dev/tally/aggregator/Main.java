@@ -114,7 +114,7 @@ public final class Main {
                         .format(options.format)
                         .build())
             .budget(ApiBudget.of(options.qps, options.burst))
-            .metrics(metrics)
+            .metrics(metrics.tally())
             .flushWindow(options.flushWindow)
             .resyncPeriod(options.resyncPeriod)
             .serverSideApply(options.serverSideApply);
@@ -124,8 +124,8 @@ public final class Main {
     AggregatorController c = builder.build();
     controller = c;
     metrics
-        .gauge("tally_leader", "1 while this replica holds the Lease and writes.", () -> lead())
-        .gauge("tally_ready", "1 while /readyz answers 200.", () -> readiness() == null ? 1 : 0);
+        .gauge("tally.leader", "1 while this replica holds the Lease and writes.", () -> lead())
+        .gauge("tally.ready", "1 while /readyz answers 200.", () -> readiness() == null ? 1 : 0);
 
     HealthServer http = null;
     if (options.httpPort > 0) {
@@ -176,7 +176,8 @@ public final class Main {
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
-                () -> stop(c, options, httpServer, client, out, err), "tally-aggregator-stop"));
+                () -> stop(c, options, httpServer, metrics, client, out, err),
+                "tally-aggregator-stop"));
     LOG.info(
         "started{}", http == null ? "" : "; /healthz, /readyz and /metrics on port " + http.port());
     try {
@@ -192,6 +193,7 @@ public final class Main {
       AggregatorController c,
       Options options,
       @Nullable HealthServer http,
+      PrometheusMetrics metrics,
       KubernetesClient client,
       PrintStream out,
       PrintStream err) {
@@ -216,6 +218,7 @@ public final class Main {
     if (http != null) {
       http.close();
     }
+    metrics.close();
     client.close();
     LOG.info("stopped");
     out.flush();

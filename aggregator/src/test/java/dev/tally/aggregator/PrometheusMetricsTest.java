@@ -1,11 +1,17 @@
 package dev.tally.aggregator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.fabric8.RejectionReason;
+import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.WriteVerb;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -17,68 +23,77 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class PrometheusMetricsTest {
+  private static final String LABEL = "[a-zA-Z_][a-zA-Z0-9_]*=\"(?:[^\"\\\\\\n]|\\\\[\"\\\\n])*\"";
   private static final Pattern SAMPLE =
       Pattern.compile(
-          "^(tally_[a-z_]+)(\\{[a-z_]+=\"[^\"\\\\\\n]*\"\\})? (-?[0-9.]+(E-?[0-9]+)?|NaN)$");
+          "^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{"
+              + LABEL
+              + "(?:,"
+              + LABEL
+              + ")*\\})? (-?[0-9.]+(E-?[0-9]+)?|NaN|[+-]Inf)$");
   private static final Pattern TYPE =
-      Pattern.compile("^# TYPE (tally_[a-z_]+) (counter|gauge|summary)$");
+      Pattern.compile("^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|summary|histogram)$");
 
   @Test
   void theCallbacksMoveTheirSeries() {
     PrometheusMetrics metrics = new PrometheusMetrics();
     AtomicInteger leading = new AtomicInteger();
-    metrics.gauge("tally_leader", "leads", leading::get);
+    metrics.gauge("tally.leader", "leads", leading::get);
+    TallyMetrics tally = metrics.tally();
     ReportRef ref = new ReportRef(ReportKind.POLICY_REPORT, "shop", "tally-namespace-all");
 
-    Map<String, String> before = samples(metrics.scrape());
+    Map<String, String> before = tallySamples(metrics.scrape());
     assertThat(before)
-        .containsEntry("tally_partial_reports_applied_total", "0")
-        .containsEntry("tally_aggregate_writes_total{verb=\"create\"}", "0")
-        .containsEntry("tally_leader", "0");
+        .containsEntry("tally_partials_applied_total", "0.0")
+        .containsEntry("tally_writes_total{verb=\"create\"}", "0.0")
+        .containsEntry("tally_leader", "0.0");
 
-    metrics.partialApplied();
-    metrics.partialApplied();
-    metrics.partialRejected(RejectionReason.CAPACITY);
-    metrics.write(WriteVerb.CREATE, ref);
-    metrics.write(WriteVerb.UPDATE, ref);
-    metrics.write(WriteVerb.UPDATE, ref);
-    metrics.conflict(ref);
-    metrics.retry(429, Duration.ofMillis(200));
-    metrics.retry(503, Duration.ofMillis(200));
-    metrics.retry(0, Duration.ofMillis(200));
-    metrics.noOpWriteSuppressed();
-    metrics.flushed(3, Duration.ofMillis(1500));
-    metrics.resynced(2);
+    tally.partialApplied();
+    tally.partialApplied();
+    tally.partialRejected(RejectionReason.CAPACITY);
+    tally.partialPublished(WriteVerb.CREATE);
+    tally.write(WriteVerb.CREATE, ref);
+    tally.write(WriteVerb.UPDATE, ref);
+    tally.write(WriteVerb.UPDATE, ref);
+    tally.conflict(ref);
+    tally.retry(429, Duration.ofMillis(200));
+    tally.retry(503, Duration.ofMillis(200));
+    tally.retry(0, Duration.ofMillis(200));
+    tally.noOpWriteSuppressed();
+    tally.flushed(3, Duration.ofMillis(1500));
+    tally.resynced(2);
     leading.set(1);
 
-    Map<String, String> after = samples(metrics.scrape());
+    Map<String, String> after = tallySamples(metrics.scrape());
     assertThat(after)
-        .containsEntry("tally_partial_reports_applied_total", "2")
-        .containsEntry("tally_partial_reports_rejected_total{reason=\"capacity\"}", "1")
-        .containsEntry("tally_partial_reports_rejected_total{reason=\"invalid\"}", "0")
-        .containsEntry("tally_aggregate_writes_total{verb=\"create\"}", "1")
-        .containsEntry("tally_aggregate_writes_total{verb=\"update\"}", "2")
-        .containsEntry("tally_aggregate_write_conflicts_total", "1")
-        .containsEntry("tally_aggregate_writes_suppressed_total", "1")
-        .containsEntry("tally_request_retries_total{code=\"429\"}", "1")
-        .containsEntry("tally_request_retries_total{code=\"5xx\"}", "1")
-        .containsEntry("tally_request_retries_total{code=\"connection\"}", "1")
-        .containsEntry("tally_flushes_total", "1")
-        .containsEntry("tally_flush_changes_total", "3")
-        .containsEntry("tally_flush_duration_seconds_sum", "1.5")
-        .containsEntry("tally_flush_duration_seconds_count", "1")
-        .containsEntry("tally_resyncs_total", "1")
-        .containsEntry("tally_resync_changes_total", "2")
-        .containsEntry("tally_leader", "1");
+        .containsEntry("tally_partials_applied_total", "2.0")
+        .containsEntry("tally_partials_rejected_total{reason=\"capacity\"}", "1.0")
+        .containsEntry("tally_partials_rejected_total{reason=\"invalid\"}", "0.0")
+        .containsEntry("tally_partials_published_total{verb=\"create\"}", "1.0")
+        .containsEntry("tally_writes_total{verb=\"create\"}", "1.0")
+        .containsEntry("tally_writes_total{verb=\"update\"}", "2.0")
+        .containsEntry("tally_conflicts_total", "1.0")
+        .containsEntry("tally_writes_suppressed_total", "1.0")
+        .containsEntry("tally_retries_total{code=\"429\"}", "1.0")
+        .containsEntry("tally_retries_total{code=\"5xx\"}", "1.0")
+        .containsEntry("tally_retries_total{code=\"connection\"}", "1.0")
+        .containsEntry("tally_retries_total{code=\"other\"}", "0.0")
+        .containsEntry("tally_flush_seconds_count", "1")
+        .containsEntry("tally_flush_seconds_sum", "1.5")
+        .containsEntry("tally_flush_changes_count", "1")
+        .containsEntry("tally_flush_changes_sum", "3.0")
+        .containsEntry("tally_resyncs_total", "1.0")
+        .containsEntry("tally_resync_changes_total", "2.0")
+        .containsEntry("tally_leader", "1.0");
     // the object written is no label: the series do not grow with the cluster
-    assertThat(after).hasSameSizeAs(before);
+    assertThat(after.keySet()).isEqualTo(before.keySet());
   }
 
   @Test
-  void theExpositionIsWellFormed() {
+  void theExpositionIsWellFormedAndCarriesTheJvmsMeters() {
     PrometheusMetrics metrics = new PrometheusMetrics();
-    metrics.gauge("tally_ready", "ready", () -> 1);
-    metrics.flushed(1, Duration.ofNanos(123_456_789));
+    metrics.gauge("tally.ready", "ready", () -> 1);
+    metrics.tally().flushed(1, Duration.ofNanos(123_456_789));
     String text = metrics.scrape();
     assertThat(text).endsWith("\n");
     Set<String> typed = new HashSet<>();
@@ -96,15 +111,69 @@ class PrometheusMetricsTest {
       }
       Matcher sample = SAMPLE.matcher(line);
       assertThat(sample.matches()).as("a sample line: " + line).isTrue();
-      String family = sample.group(1).replaceAll("_(sum|count)$", "");
-      assertThat(typed).as("TYPE before the samples of " + line).contains(family);
+      String name = sample.group(1);
+      assertThat(typed)
+          .as("TYPE before the samples of " + line)
+          .containsAnyOf(name, name.replaceAll("_(sum|count|max)$", ""));
     }
-    assertThat(samples(text)).containsEntry("tally_flush_duration_seconds_sum", "0.123456789");
+    assertThat(samples(text))
+        .containsEntry("tally_flush_seconds_sum", "0.123456789")
+        .containsEntry("tally_ready", "1.0")
+        .containsKey("jvm_threads_live_threads")
+        .containsKey("process_uptime_seconds");
   }
 
   @Test
-  void labelValuesAreEscaped() {
-    assertThat(PrometheusMetrics.escape("a\"b\\c\nd")).isEqualTo("a\\\"b\\\\c\\nd");
+  void aGaugeIsNamedLikeTheOtherTallyMeters() {
+    PrometheusMetrics metrics = new PrometheusMetrics();
+    assertThatThrownBy(() -> metrics.gauge("tally_leader", "leads", () -> 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tally.");
+  }
+
+  /** GET /metrics of the aggregator's HTTP server, as Prometheus scrapes it. */
+  @Test
+  void theMetricsEndpointServesTheFiguresAsWritesHappen() throws Exception {
+    PrometheusMetrics metrics = new PrometheusMetrics();
+    metrics.gauge("tally.ready", "ready", () -> 1);
+    HttpClient http = HttpClient.newHttpClient();
+    try (HealthServer server = new HealthServer(0, () -> null, metrics)) {
+      URI uri = URI.create("http://localhost:" + server.port() + "/metrics");
+      HttpResponse<String> first =
+          http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(first.statusCode()).isEqualTo(200);
+      assertThat(first.headers().firstValue("Content-Type"))
+          .hasValue("text/plain; version=0.0.4; charset=utf-8");
+      assertThat(samples(first.body()))
+          .containsEntry("tally_writes_total{verb=\"create\"}", "0.0")
+          .containsEntry("tally_ready", "1.0");
+
+      ReportRef ref = new ReportRef(ReportKind.POLICY_REPORT, "shop", "tally-namespace-all");
+      metrics.tally().write(WriteVerb.CREATE, ref);
+      metrics.tally().write(WriteVerb.CREATE, ref);
+      metrics.tally().flushed(2, Duration.ofMillis(40));
+
+      HttpResponse<String> second =
+          http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(samples(second.body()))
+          .containsEntry("tally_writes_total{verb=\"create\"}", "2.0")
+          .containsEntry("tally_writes_total{verb=\"update\"}", "0.0")
+          .containsEntry("tally_flush_seconds_count", "1")
+          .containsEntry("tally_flush_changes_sum", "2.0");
+    }
+  }
+
+  /** Sample name with labels to value, of the {@code tally_} families only. */
+  static Map<String, String> tallySamples(String exposition) {
+    Map<String, String> out = new LinkedHashMap<>();
+    samples(exposition)
+        .forEach(
+            (k, v) -> {
+              if (k.startsWith("tally_")) {
+                out.put(k, v);
+              }
+            });
+    return out;
   }
 
   /** Sample name with labels to value. */

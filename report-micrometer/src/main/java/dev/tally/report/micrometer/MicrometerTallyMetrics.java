@@ -1,0 +1,255 @@
+package dev.tally.report.micrometer;
+
+import dev.tally.report.api.ReportRef;
+import dev.tally.report.fabric8.RejectionReason;
+import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.WriteVerb;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * {@link TallyMetrics} as Micrometer meters. Names are dot-separated and lower-case, as Micrometer
+ * wants them (each registry renders them its own way: Prometheus shows {@code tally.writes} as
+ * {@code tally_writes_total}):
+ *
+ * <table>
+ *   <caption>The meters</caption>
+ *   <tr><th>name</th><th>type</th><th>tags</th><th>counts</th></tr>
+ *   <tr><td>{@value #PARTIALS_APPLIED}</td><td>counter</td><td></td>
+ *       <td>partial reports the aggregator accepted</td></tr>
+ *   <tr><td>{@value #PARTIALS_REJECTED}</td><td>counter</td>
+ *       <td>{@code reason}: {@code invalid}, {@code namespace}, {@code capacity}</td>
+ *       <td>partial reports refused (they changed nothing)</td></tr>
+ *   <tr><td>{@value #PARTIALS_PUBLISHED}</td><td>counter</td>
+ *       <td>{@code verb}: {@code create}, {@code update} (the only ones a producer uses)</td>
+ *       <td>partial reports a producer wrote</td></tr>
+ *   <tr><td>{@value #WRITES}</td><td>counter</td>
+ *       <td>{@code verb}: {@code create}, {@code update}, {@code apply}, {@code delete}</td>
+ *       <td>writes of aggregate reports</td></tr>
+ *   <tr><td>{@value #CONFLICTS}</td><td>counter</td><td></td>
+ *       <td>writes that met a conflict (409) or a vanished object, followed by a re-read</td></tr>
+ *   <tr><td>{@value #RETRIES}</td><td>counter</td>
+ *       <td>{@code code}: {@code 429}, {@code 5xx}, {@code connection}, {@code other}</td>
+ *       <td>requests retried, by what failed</td></tr>
+ *   <tr><td>{@value #WRITES_SUPPRESSED}</td><td>counter</td><td></td>
+ *       <td>writes skipped because the object already held the desired content</td></tr>
+ *   <tr><td>{@value #FLUSH}</td><td>timer</td><td></td>
+ *       <td>flushes and how long they took, writes included</td></tr>
+ *   <tr><td>{@value #FLUSH_CHANGES}</td><td>distribution summary</td><td></td>
+ *       <td>changes (creates, updates, deletes) each flush wrote</td></tr>
+ *   <tr><td>{@value #RESYNCS}</td><td>counter</td><td></td>
+ *       <td>rebuilds of the controller's view (start, Lease won, conflict, periodic)</td></tr>
+ *   <tr><td>{@value #RESYNC_CHANGES}</td><td>counter</td><td></td>
+ *       <td>changes the rebuilds found</td></tr>
+ * </table>
+ *
+ * <p>Cardinality stays low whatever the cluster holds: tags take only the few values above, never
+ * an object's name or namespace. Every series is registered at construction, so each shows 0 before
+ * its first event (rates and alerts need no "absent" special case). Tags common to every meter (an
+ * application, a cluster) belong to the registry: {@code registry.config().commonTags(...)}.
+ *
+ * <p>Thread-safe and cheap: each callback increments a meter it already holds.
+ */
+public final class MicrometerTallyMetrics implements TallyMetrics {
+  /** Partial reports the aggregator accepted. */
+  public static final String PARTIALS_APPLIED = "tally.partials.applied";
+
+  /** Partial reports refused, tagged {@code reason}. */
+  public static final String PARTIALS_REJECTED = "tally.partials.rejected";
+
+  /** Partial reports a producer wrote, tagged {@code verb}. */
+  public static final String PARTIALS_PUBLISHED = "tally.partials.published";
+
+  /** Writes of aggregate reports, tagged {@code verb}. */
+  public static final String WRITES = "tally.writes";
+
+  /** Writes that met a conflict or a vanished object. */
+  public static final String CONFLICTS = "tally.conflicts";
+
+  /** Requests retried, tagged {@code code}. */
+  public static final String RETRIES = "tally.retries";
+
+  /** Writes skipped because the object already held the desired content. */
+  public static final String WRITES_SUPPRESSED = "tally.writes.suppressed";
+
+  /** How long flushes took (a timer). */
+  public static final String FLUSH = "tally.flush";
+
+  /** Changes each flush wrote (a distribution summary). */
+  public static final String FLUSH_CHANGES = "tally.flush.changes";
+
+  /** Rebuilds of the controller's view. */
+  public static final String RESYNCS = "tally.resyncs";
+
+  /** Changes the rebuilds found. */
+  public static final String RESYNC_CHANGES = "tally.resync.changes";
+
+  /** The tag of {@link #PARTIALS_REJECTED}. */
+  public static final String TAG_REASON = "reason";
+
+  /** The tag of {@link #WRITES} and {@link #PARTIALS_PUBLISHED}. */
+  public static final String TAG_VERB = "verb";
+
+  /** The tag of {@link #RETRIES}. */
+  public static final String TAG_CODE = "code";
+
+  /** The values of {@link #TAG_CODE}. */
+  enum RetryCode {
+    TOO_MANY_REQUESTS("429"),
+    SERVER_ERROR("5xx"),
+    CONNECTION("connection"),
+    OTHER("other");
+
+    final String tag;
+
+    RetryCode(String tag) {
+      this.tag = tag;
+    }
+
+    /** A status code of 0 or less is no answer at all: the connection failed. */
+    static RetryCode of(int statusCode) {
+      if (statusCode == 429) {
+        return TOO_MANY_REQUESTS;
+      }
+      if (statusCode >= 500 && statusCode < 600) {
+        return SERVER_ERROR;
+      }
+      if (statusCode <= 0) {
+        return CONNECTION;
+      }
+      return OTHER;
+    }
+  }
+
+  private final Counter applied;
+  private final Map<RejectionReason, Counter> rejected = new EnumMap<>(RejectionReason.class);
+  private final Map<WriteVerb, Counter> published = new EnumMap<>(WriteVerb.class);
+  private final Map<WriteVerb, Counter> writes = new EnumMap<>(WriteVerb.class);
+  private final Counter conflicts;
+  private final Map<RetryCode, Counter> retries = new EnumMap<>(RetryCode.class);
+  private final Counter suppressed;
+  private final Timer flush;
+  private final DistributionSummary flushChanges;
+  private final Counter resyncs;
+  private final Counter resyncChanges;
+
+  /** Registers every meter in {@code registry} at once. */
+  public MicrometerTallyMetrics(MeterRegistry registry) {
+    Objects.requireNonNull(registry, "registry");
+    applied =
+        Counter.builder(PARTIALS_APPLIED)
+            .description("Partial reports the aggregator accepted.")
+            .register(registry);
+    for (RejectionReason reason : RejectionReason.values()) {
+      rejected.put(
+          reason,
+          Counter.builder(PARTIALS_REJECTED)
+              .description("Partial reports refused (they changed nothing), by reason.")
+              .tag(TAG_REASON, reason.metricName())
+              .register(registry));
+    }
+    for (WriteVerb verb : WriteVerb.values()) {
+      published.put(
+          verb,
+          Counter.builder(PARTIALS_PUBLISHED)
+              .description("Partial reports a producer wrote, by verb.")
+              .tag(TAG_VERB, verb.metricName())
+              .register(registry));
+    }
+    for (WriteVerb verb : WriteVerb.values()) {
+      writes.put(
+          verb,
+          Counter.builder(WRITES)
+              .description("Writes of aggregate reports, by verb.")
+              .tag(TAG_VERB, verb.metricName())
+              .register(registry));
+    }
+    conflicts =
+        Counter.builder(CONFLICTS)
+            .description(
+                "Writes that met a conflict (409) or a vanished object, followed by a re-read.")
+            .register(registry);
+    for (RetryCode code : RetryCode.values()) {
+      retries.put(
+          code,
+          Counter.builder(RETRIES)
+              .description("Requests retried, by what failed (429, 5xx, connection, other).")
+              .tag(TAG_CODE, code.tag)
+              .register(registry));
+    }
+    suppressed =
+        Counter.builder(WRITES_SUPPRESSED)
+            .description("Writes skipped because the object already held the desired content.")
+            .register(registry);
+    flush =
+        Timer.builder(FLUSH)
+            .description("Flushes that wrote changes, and how long they took, writes included.")
+            .register(registry);
+    flushChanges =
+        DistributionSummary.builder(FLUSH_CHANGES)
+            .description("Changes (creates, updates, deletes) each flush wrote.")
+            .register(registry);
+    resyncs =
+        Counter.builder(RESYNCS)
+            .description(
+                "Rebuilds of the view of the cluster (start, Lease won, conflict, periodic).")
+            .register(registry);
+    resyncChanges =
+        Counter.builder(RESYNC_CHANGES)
+            .description("Changes the rebuilds found.")
+            .register(registry);
+  }
+
+  @Override
+  public void partialApplied() {
+    applied.increment();
+  }
+
+  @Override
+  public void partialRejected(RejectionReason reason) {
+    rejected.get(reason).increment();
+  }
+
+  @Override
+  public void partialPublished(WriteVerb verb) {
+    published.get(verb).increment();
+  }
+
+  @Override
+  public void write(WriteVerb verb, ReportRef ref) {
+    writes.get(verb).increment();
+  }
+
+  @Override
+  public void conflict(ReportRef ref) {
+    conflicts.increment();
+  }
+
+  @Override
+  public void retry(int statusCode, Duration delay) {
+    retries.get(RetryCode.of(statusCode)).increment();
+  }
+
+  @Override
+  public void noOpWriteSuppressed() {
+    suppressed.increment();
+  }
+
+  @Override
+  public void flushed(int changes, Duration took) {
+    flush.record(took);
+    flushChanges.record(changes);
+  }
+
+  @Override
+  public void resynced(int changes) {
+    resyncs.increment();
+    resyncChanges.increment(changes);
+  }
+}
