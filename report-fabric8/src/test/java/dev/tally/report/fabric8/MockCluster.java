@@ -5,8 +5,8 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.vertx5.Vertx5HttpClientFactory;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -52,7 +52,7 @@ public final class MockCluster {
     KubernetesClient client =
         server.createClient(
             b -> {
-              b.withHttpClientFactory(new Vertx5HttpClientFactory(vertx));
+              b.withHttpClientFactory(httpClientFactory(vertx));
               var config =
                   b.editOrNewConfig()
                       .withRequestRetryBackoffLimit(0)
@@ -80,7 +80,7 @@ public final class MockCluster {
     Vertx vertx = newVertx();
     KubernetesClient client =
         new KubernetesClientBuilder()
-            .withHttpClientFactory(new Vertx5HttpClientFactory(vertx))
+            .withHttpClientFactory(httpClientFactory(vertx))
             .withConfig(
                 new ConfigBuilder()
                     .withMasterUrl("http://127.0.0.1:" + port)
@@ -90,6 +90,29 @@ public final class MockCluster {
             .build();
     VERTX.put(client, vertx);
     return client;
+  }
+
+  /**
+   * fabric8's Vert.x HTTP client on {@code vertx}: fabric8 8.x's runs on Vert.x 5 ({@code
+   * …client.vertx5}), 7.x's on Vert.x 4 ({@code …client.vertx}); the class is picked by name, so
+   * that these tests run on both lines (compat/fabric8-7).
+   */
+  private static HttpClient.Factory httpClientFactory(Vertx vertx) {
+    for (String name :
+        new String[] {
+          "io.fabric8.kubernetes.client.vertx5.Vertx5HttpClientFactory",
+          "io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory"
+        }) {
+      try {
+        return (HttpClient.Factory)
+            Class.forName(name).getConstructor(Vertx.class).newInstance(vertx);
+      } catch (ClassNotFoundException e) {
+        // the other line
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("cannot make a " + name, e);
+      }
+    }
+    throw new IllegalStateException("no fabric8 Vert.x HTTP client on the class path");
   }
 
   /** One event loop is plenty for a test client. */

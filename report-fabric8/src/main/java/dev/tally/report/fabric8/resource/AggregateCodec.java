@@ -22,14 +22,13 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Aggregates (PolicyReport, ClusterPolicyReport, Report, ClusterReport) between the model and their
@@ -62,20 +61,20 @@ final class AggregateCodec {
   }
 
   /**
-   * Binds a JSON tree to the resource class of {@code kind}. fabric8 picks the class by apiVersion
-   * and kind, so while it binds, the tree names the class's own; the object keeps the apiVersion
-   * the tree had.
+   * Binds a JSON tree (maps, lists and scalars) to the resource class of {@code kind}. fabric8
+   * picks the class by apiVersion and kind, so what it binds names the class's own; the object
+   * keeps the apiVersion the tree has. The tree is not changed.
    *
    * @throws IllegalArgumentException if the tree does not bind, with Jackson's exception (which
    *     names the path) as its cause
    */
-  static AggregateResource bind(ObjectNode tree, ReportKind kind) {
-    JsonNode apiVersion = tree.get("apiVersion");
-    tree.put("apiVersion", kind.apiVersion());
-    tree.put("kind", kind.kind());
-    AggregateResource res = SERIALIZATION.convertValue(tree, resourceClass(kind));
-    res.setApiVersion(
-        apiVersion != null && apiVersion.isString() ? apiVersion.asString() : kind.apiVersion());
+  static AggregateResource bind(Map<String, Object> tree, ReportKind kind) {
+    Object apiVersion = tree.get("apiVersion");
+    Map<String, Object> named = new LinkedHashMap<>(tree);
+    named.put("apiVersion", kind.apiVersion());
+    named.put("kind", kind.kind());
+    AggregateResource res = SERIALIZATION.convertValue(named, resourceClass(kind));
+    res.setApiVersion(apiVersion instanceof String s ? s : kind.apiVersion());
     return res;
   }
 
@@ -85,8 +84,9 @@ final class AggregateCodec {
   }
 
   /** An aggregate object from its {@link #toJson} form, whatever version it names. */
+  @SuppressWarnings("unchecked")
   static AggregateResource fromJson(String json, ReportKind kind) {
-    return bind(SERIALIZATION.unmarshal(json, ObjectNode.class), kind);
+    return bind(SERIALIZATION.unmarshal(json, Map.class), kind);
   }
 
   /** {@link ReportCodec#encode(AggregateReport)}, in full. */

@@ -23,11 +23,13 @@ import org.jspecify.annotations.Nullable;
  * the immutable {@link dev.tally.report.api.AggregateReport}.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-@JsonInclude(JsonInclude.Include.NON_NULL)
-// for fabric8 7.x (Jackson 2): a plain bean, not fabric8's polymorphic deserializer, which the
-// interfaces would otherwise lend and which recurses for these classes; ignored on Jackson 3
+// fabric8 7.x (Jackson 2) binds every KubernetesResource through its KubernetesDeserializer, which
+// binds the class it picks again, and so forever unless the class opts out as fabric8's own model
+// classes and CustomResource do. Jackson 3 (fabric8 8.x) does not read this annotation, and on 8.x
+// the JVM skips it, its type being absent; compat/fabric8-7 tests that it is needed and enough.
 @com.fasterxml.jackson.databind.annotation.JsonDeserialize(
     using = com.fasterxml.jackson.databind.JsonDeserializer.None.class)
+@JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({
   "apiVersion",
   "kind",
