@@ -143,6 +143,27 @@ final class RealServer {
     return counts;
   }
 
+  /**
+   * Waits until no partial report of another test is left in the cluster: a test's namespace is
+   * deleted after it, and until the namespace controller has emptied it, an aggregator of the next
+   * test sees its partial reports and fails to write into the terminating namespace (403), and each
+   * failure makes it re-read what it owns. Tests that count requests or need a stale
+   * resourceVersion call this first.
+   */
+  static void awaitOnlyOwnPartials(KubernetesClient admin, String namespace) {
+    Await.until(
+        "the partial reports of earlier tests are gone",
+        () ->
+            admin.resources(PartialReportResource.class).inAnyNamespace().list().getItems().stream()
+                    .allMatch(p -> namespace.equals(p.getMetadata().getNamespace()))
+                && admin
+                    .resources(dev.tally.report.fabric8.resource.ClusterPartialReportResource.class)
+                    .list()
+                    .getItems()
+                    .isEmpty(),
+        Duration.ofSeconds(180));
+  }
+
   static void installRbac(KubernetesClient admin) {
     for (HasMetadata role :
         admin

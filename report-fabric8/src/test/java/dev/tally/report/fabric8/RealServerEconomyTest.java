@@ -54,6 +54,7 @@ class RealServerEconomyTest {
     installCrds(admin);
     installRbac(admin);
     String ns = cluster.namespace();
+    RealServer.awaitOnlyOwnPartials(admin, ns); // another test's leftovers would add requests
     KubernetesClient producer = cluster.serviceAccount("producer", "tally-producer");
     KubernetesClient aggregatorAccount = cluster.serviceAccount("aggregator", "tally-aggregator");
     Subject warmUp = subject(admin, ns, "warm-up");
@@ -107,6 +108,7 @@ class RealServerEconomyTest {
     installCrds(admin);
     installRbac(admin);
     String ns = cluster.namespace();
+    RealServer.awaitOnlyOwnPartials(admin, ns); // another test's leftovers would add requests
     List<CompletableFuture<Void>> writes = new ArrayList<>();
     try (PartialReportPublisher publisher =
         PartialReportPublisher.builder(admin).budget(ApiBudget.of(500, 500)).build()) {

@@ -2,6 +2,7 @@ package dev.tally.report.fabric8;
 
 import static dev.tally.report.fabric8.RealServer.auditEvents;
 import static dev.tally.report.fabric8.RealServer.auditLines;
+import static dev.tally.report.fabric8.RealServer.awaitOnlyOwnPartials;
 import static dev.tally.report.fabric8.RealServer.controllerOn;
 import static dev.tally.report.fabric8.RealServer.installCrds;
 import static dev.tally.report.fabric8.RealServer.installRbac;
@@ -109,6 +110,7 @@ class RealServerFaultsTest {
     installCrds(admin);
     installRbac(admin);
     String ns = cluster.namespace();
+    awaitOnlyOwnPartials(admin, ns); // else another test's leftovers make it re-read in between
     Subject first = subject(admin, ns, "first");
     Subject second = subject(admin, ns, "second");
     long mark = auditLines(cluster);
