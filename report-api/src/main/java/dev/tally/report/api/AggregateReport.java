@@ -9,8 +9,9 @@ import java.util.Optional;
  * PolicyReport, ClusterPolicyReport, Report or ClusterReport.
  *
  * @param ref kind, namespace and name
- * @param labels the object's labels; on what Tally writes, {@code app.kubernetes.io/managed-by:
- *     tally} and {@code tally.dev/group}
+ * @param labels the object's labels; on what Tally writes in its own layout, {@code
+ *     app.kubernetes.io/managed-by: tally}, {@code tally.dev/group} and {@code tally.dev/grouping};
+ *     in Kyverno's layout only {@code app.kubernetes.io/managed-by: kyverno}
  * @param scope the single subject this report is about (per-subject grouping), if any
  * @param owner the object that owns this report (its ownerReference), if any
  * @param configuration the openreports {@code configuration}, if any
@@ -42,7 +43,16 @@ public record AggregateReport(
 
   /** Whether Tally owns this object: it carries {@code app.kubernetes.io/managed-by: tally}. */
   public boolean ownedByTally() {
-    return WireNames.MANAGED_BY_VALUE.equals(labels.get(WireNames.MANAGED_BY_LABEL));
+    return ownedBy(ReportLayout.TALLY);
+  }
+
+  /**
+   * Whether an aggregator of {@code layout} owns this object: its {@code
+   * app.kubernetes.io/managed-by} label is {@link ReportLayout#managedBy()}.
+   */
+  public boolean ownedBy(ReportLayout layout) {
+    Checks.nonNull("layout", layout);
+    return layout.managedBy().equals(labels.get(WireNames.MANAGED_BY_LABEL));
   }
 
   /** The same report with another content hash, as a codec attaches a stored one. */

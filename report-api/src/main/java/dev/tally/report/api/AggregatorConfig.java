@@ -18,12 +18,39 @@ public record AggregatorConfig(
   public AggregatorConfig {
     Checks.nonNull("grouping", grouping);
     Checks.groupingId("grouping.id", groupingId(grouping));
+    layoutOf(grouping);
     Checks.nonNull("format", format);
     Checks.nonNull("limits", limits);
     Checks.nonNull("caps", caps);
     if (tombstoneRetentionSeconds < 0) {
       throw new InvalidReportException("tombstoneRetention", "must not be negative");
     }
+  }
+
+  /**
+   * The layout of {@code grouping}, checked: Kyverno's layout is one report per resource, so it
+   * needs a grouping scoped to its subject.
+   *
+   * @throws InvalidReportException naming {@code grouping.layout} when the grouping fails, answers
+   *     null, or asks for Kyverno's layout without being scoped to its subject
+   */
+  public static ReportLayout layoutOf(Grouping grouping) {
+    Checks.nonNull("grouping", grouping);
+    ReportLayout layout;
+    boolean scoped;
+    try {
+      layout = grouping.layout();
+      scoped = grouping.scopedToSubject();
+    } catch (RuntimeException e) {
+      throw new InvalidReportException("grouping.layout", grouping + " failed: " + e);
+    }
+    Checks.nonNull("grouping.layout", layout);
+    if (layout == ReportLayout.KYVERNO && !scoped) {
+      throw new InvalidReportException(
+          "grouping.layout",
+          "KYVERNO is one report per resource: " + grouping + " must be scoped to its subject");
+    }
+    return layout;
   }
 
   private static String groupingId(Grouping grouping) {

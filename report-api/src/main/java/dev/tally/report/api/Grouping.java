@@ -32,7 +32,53 @@ public interface Grouping {
     return false;
   }
 
-  /** One report per resource, scoped to and owned by it (what Kyverno does since 1.12). */
+  /**
+   * How the aggregates are named, labelled and recognised: Tally's own layout unless the grouping
+   * says otherwise. {@link ReportLayout#KYVERNO} needs {@link #scopedToSubject()}, and its readers
+   * expect each group to be named by the subject's uid, as {@link #kyvernoPerResource()} does.
+   */
+  default ReportLayout layout() {
+    return ReportLayout.TALLY;
+  }
+
+  /**
+   * One report per resource, scoped to and owned by it, in Kyverno's layout: named the resource's
+   * uid and labelled only {@code app.kubernetes.io/managed-by: kyverno}, as Kyverno's reports
+   * controller writes them, so that Tally replaces that controller and takes over its reports.
+   */
+  static Grouping kyvernoPerResource() {
+    return new Grouping() {
+      @Override
+      public String groupOf(Subject subject, CoverageKey key) {
+        return subject.uid();
+      }
+
+      @Override
+      public String id() {
+        return "kyverno";
+      }
+
+      @Override
+      public boolean scopedToSubject() {
+        return true;
+      }
+
+      @Override
+      public ReportLayout layout() {
+        return ReportLayout.KYVERNO;
+      }
+
+      @Override
+      public String toString() {
+        return "Grouping.kyvernoPerResource()";
+      }
+    };
+  }
+
+  /**
+   * One report per resource, scoped to and owned by it (what Kyverno does since 1.12), in Tally's
+   * layout.
+   */
   static Grouping perSubject() {
     return new Grouping() {
       @Override

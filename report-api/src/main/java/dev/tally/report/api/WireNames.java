@@ -15,6 +15,12 @@ public final class WireNames {
   /** The value of {@link #MANAGED_BY_LABEL} on what Tally owns. */
   public static final String MANAGED_BY_VALUE = "tally";
 
+  /**
+   * The value of {@link #MANAGED_BY_LABEL} on aggregates written in Kyverno's layout ({@link
+   * ReportLayout#KYVERNO}), as Kyverno's reports controller labels its own.
+   */
+  public static final String MANAGED_BY_KYVERNO = "kyverno";
+
   /** The label on the CRDs and ClusterRoles shipped in the jar, which the user applies. */
   public static final String PART_OF_LABEL = "app.kubernetes.io/part-of";
 

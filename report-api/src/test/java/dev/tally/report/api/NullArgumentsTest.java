@@ -92,6 +92,7 @@ class NullArgumentsTest {
     samples.put(ReportRef.class, REF);
     samples.put(ReportKind.class, ReportKind.POLICY_REPORT);
     samples.put(ReportFormat.class, ReportFormat.WGPOLICY);
+    samples.put(ReportLayout.class, ReportLayout.TALLY);
     samples.put(ReportLimits.class, ReportLimits.defaults());
     samples.put(InputCaps.class, InputCaps.defaults());
     samples.put(Grouping.class, Grouping.perNamespace());

@@ -13,6 +13,7 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportConfiguration;
 import dev.tally.report.api.ReportFormat;
+import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
@@ -51,6 +52,10 @@ final class DefaultReportAggregator implements ReportAggregator {
   private static final Logger LOG = LoggerFactory.getLogger(DefaultReportAggregator.class);
 
   private final AggregatorConfig config;
+
+  /** The grouping's layout, asked once: how aggregates are named, labelled and recognised. */
+  private final ReportLayout layout;
+
   private final Optional<ReportConfiguration> configuration;
 
   /** The bytes of results each group's partitions hold, from the group's real envelope. */
@@ -86,6 +91,7 @@ final class DefaultReportAggregator implements ReportAggregator {
    */
   DefaultReportAggregator(AggregatorConfig config) {
     this.config = config;
+    this.layout = AggregatorConfig.layoutOf(config.grouping());
     this.configuration =
         config.format() == ReportFormat.OPENREPORTS
             ? Optional.of(config.limits().configuration())
@@ -510,7 +516,12 @@ final class DefaultReportAggregator implements ReportAggregator {
       Optional<Subject> scope = scoped() ? Optional.of(r.subject) : Optional.empty();
       g =
           new Group(
-              key, config.format().kindFor(key.namespace()), config.grouping().id(), budget, scope);
+              key,
+              config.format().kindFor(key.namespace()),
+              layout,
+              config.grouping().id(),
+              budget,
+              scope);
       groups.put(key, g);
     }
     lastGroup = g;
@@ -618,14 +629,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       desired.addAll(mine);
       byGroup.add(mine);
     }
-    ChangeSet changes =
-        ReportDiff.diffLazily(
-            desired,
-            observed,
-            o ->
-                o.ref().kind() == config.format().kindFor(o.ref().namespace())
-                    && ReportNames.sanitize(config.grouping().id())
-                        .equals(o.labels().get(WireNames.GROUPING_LABEL)));
+    ChangeSet changes = ReportDiff.diffLazily(desired, observed, layout, this::mine);
     // what is desired is now taken as published
     int index = 0;
     for (Iterator<Group> it = groups.values().iterator(); it.hasNext(); index++) {
@@ -647,6 +651,21 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
     dirty.clear();
     return changes;
+  }
+
+  /**
+   * Whether an observed object the layout owns is this aggregator's, to delete when it is not
+   * desired: one of the format's kind and, in Tally's layout, of this grouping (aggregators of
+   * different groupings never delete each other's). Kyverno's reports carry no grouping label and
+   * are all per resource, so in Kyverno's layout every one of the format's kind is.
+   */
+  private boolean mine(AggregateReport o) {
+    if (o.ref().kind() != config.format().kindFor(o.ref().namespace())) {
+      return false;
+    }
+    return layout == ReportLayout.KYVERNO
+        || ReportNames.sanitize(config.grouping().id())
+            .equals(o.labels().get(WireNames.GROUPING_LABEL));
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.tally.report.merge;
 
 import dev.tally.report.api.ReportKind;
+import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.WireNames;
 import java.util.HashMap;
@@ -51,20 +52,27 @@ final class Group {
   Group(
       GroupKey key,
       ReportKind kind,
+      ReportLayout layout,
       String groupingId,
       PartitionBudget budget,
       Optional<Subject> scope) {
     this.key = key;
     this.kind = kind;
-    this.baseName = ReportNames.base(groupingId, key.name());
-    this.labels = labels(groupingId, key);
+    this.baseName = ReportNames.base(layout, groupingId, key.name());
+    this.labels = labels(layout, groupingId, key);
     this.envelopePrefix = ContentHash.prefix(kind, key.namespace(), labels);
     this.trie = new PartitionTrie(budget.maxResults(), budget.resultBytes(this, scope));
     this.budgetScope = scope;
   }
 
-  /** The labels of every partition of a group. */
-  static Map<String, String> labels(String groupingId, GroupKey key) {
+  /**
+   * The labels of every partition of a group: in Kyverno's layout exactly {@code
+   * app.kubernetes.io/managed-by: kyverno}, as Kyverno labels its reports.
+   */
+  static Map<String, String> labels(ReportLayout layout, String groupingId, GroupKey key) {
+    if (layout == ReportLayout.KYVERNO) {
+      return new TreeMap<>(Map.of(WireNames.MANAGED_BY_LABEL, layout.managedBy()));
+    }
     // sorted like every map of the model, so digests iterate it in the same order
     return new TreeMap<>(
         Map.of(

@@ -81,7 +81,8 @@ final class PartitionBudget {
               config.format().kindFor(namespace),
               namespace,
               "x".repeat(ReportNames.MAX_BASE_LENGTH),
-              Group.labels(config.grouping().id(), key),
+              Group.labels(
+                  AggregatorConfig.layoutOf(config.grouping()), config.grouping().id(), key),
               scope,
               configuration,
               maxCount);

@@ -3,6 +3,7 @@ package dev.tally.report.merge;
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
+import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.ReportRef;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -20,19 +21,37 @@ import org.slf4j.LoggerFactory;
  * The writes that turn observed aggregates into desired ones. Pure.
  *
  * <p>Applying the result to {@code observed} yields {@code desired} for every object Tally may
- * touch: an object Tally does not own is never updated or deleted (a desired object whose name is
- * taken by a foreign one is skipped, and logged); an owned object outside {@code mine} (another
- * aggregator's) is left alone.
+ * touch: an object the layout does not own ({@link AggregateReport#ownedBy}: its managed-by label
+ * is not the layout's) is never updated or deleted (a desired object whose name is taken by such an
+ * object is skipped, and logged); an owned object outside {@code mine} (another aggregator's) is
+ * left alone. An owned object without a stored content hash (one Kyverno wrote, in Kyverno's
+ * layout) is compared by the hash of its content, so it is updated only if its content differs.
  */
 final class ReportDiff {
   private static final Logger LOG = LoggerFactory.getLogger(ReportDiff.class);
 
   private ReportDiff() {}
 
-  /** The diff over every owned object observed. */
+  /** The diff over every object Tally's layout owns. */
   public static ChangeSet diff(
       Collection<AggregateReport> desired, Collection<AggregateReport> observed) {
     return diff(desired, observed, r -> true);
+  }
+
+  /**
+   * The diff in {@code layout}, deleting only objects {@code layout} owns that {@code mine}
+   * accepts.
+   */
+  public static ChangeSet diff(
+      Collection<AggregateReport> desired,
+      Collection<AggregateReport> observed,
+      ReportLayout layout,
+      Predicate<AggregateReport> mine) {
+    List<Desired> lazy = new ArrayList<>(desired.size());
+    for (AggregateReport d : desired) {
+      lazy.add(new Desired(d.ref(), hashOf(d), () -> d));
+    }
+    return diffLazily(lazy, observed, layout, mine);
   }
 
   /**
@@ -43,11 +62,7 @@ final class ReportDiff {
       Collection<AggregateReport> desired,
       Collection<AggregateReport> observed,
       Predicate<AggregateReport> mine) {
-    List<Desired> lazy = new ArrayList<>(desired.size());
-    for (AggregateReport d : desired) {
-      lazy.add(new Desired(d.ref(), hashOf(d), () -> d));
-    }
-    return diffLazily(lazy, observed, mine);
+    return diff(desired, observed, ReportLayout.TALLY, mine);
   }
 
   /**
@@ -57,11 +72,13 @@ final class ReportDiff {
   record Desired(ReportRef ref, String contentHash, Supplier<AggregateReport> report) {}
 
   /**
-   * The same diff as {@link #diff(Collection, Collection, Predicate)}, over lazy desired objects.
+   * The same diff as {@link #diff(Collection, Collection, ReportLayout, Predicate)}, over lazy
+   * desired objects.
    */
   static ChangeSet diffLazily(
       Collection<Desired> desired,
       Collection<AggregateReport> observed,
+      ReportLayout layout,
       Predicate<AggregateReport> mine) {
     Map<ReportRef, AggregateReport> seen = new HashMap<>(observed.size() * 2);
     for (AggregateReport o : observed) {
@@ -74,8 +91,9 @@ final class ReportDiff {
       AggregateReport o = seen.get(d.ref());
       if (o == null) {
         changes.add(new Change.Create(d.report().get()));
-      } else if (!o.ownedByTally()) {
-        LOG.warn("{} exists and is not managed by tally; leaving it alone", d.ref());
+      } else if (!o.ownedBy(layout)) {
+        LOG.warn(
+            "{} exists and is not managed by {}; leaving it alone", d.ref(), layout.managedBy());
       } else {
         String had = hashOf(o);
         if (!had.equals(d.contentHash())) {
@@ -84,7 +102,7 @@ final class ReportDiff {
       }
     }
     for (AggregateReport o : observed) {
-      if (!wanted.contains(o.ref()) && o.ownedByTally() && mine.test(o)) {
+      if (!wanted.contains(o.ref()) && o.ownedBy(layout) && mine.test(o)) {
         changes.add(new Change.Delete(o.ref(), hashOf(o)));
       }
     }

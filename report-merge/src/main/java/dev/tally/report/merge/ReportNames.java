@@ -1,8 +1,10 @@
 package dev.tally.report.merge;
 
+import dev.tally.report.api.ReportLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * Deterministic object names: valid DNS-1123 subdomains of at most 253 characters, and distinct for
@@ -18,6 +20,13 @@ import java.util.Locale;
  * collision nobody can construct, which would otherwise make two groups write one object.
  * Partitions other than the first add {@code .<suffix>}; a base name never holds a '.', so a
  * partition name never equals a base name.
+ *
+ * <p>In Kyverno's layout ({@link ReportLayout#KYVERNO}) a group's base name is the group itself
+ * (the resource's uid, as Kyverno names its reports) when that is made of {@code [a-z0-9-]}, starts
+ * and ends with a letter or digit, is at most {@link #MAX_BASE} characters long and does not end
+ * like a digested name; otherwise it is the digested name {@link #base(String, String)
+ * base("kyverno", group)} gives. The same argument keeps names distinct: a plain name is its group,
+ * and never ends like a digested one.
  */
 final class ReportNames {
   static final int MAX_BASE = 180;
@@ -29,6 +38,25 @@ final class ReportNames {
 
   private ReportNames() {}
 
+  /** The base name of {@code group} of grouping {@code groupingId} in {@code layout}. */
+  static String base(ReportLayout layout, String groupingId, String group) {
+    if (layout == ReportLayout.TALLY) {
+      return base(groupingId, group);
+    }
+    if (group.length() <= MAX_BASE && PLAIN.matcher(group).matches() && !endsLikeADigest(group)) {
+      return group;
+    }
+    // digested: "tally-kyverno-<group>" is plain only when the group is (a plain name here)
+    return base(KYVERNO_ID, group);
+  }
+
+  /** The grouping id digested names of Kyverno's layout are made with. */
+  private static final String KYVERNO_ID = "kyverno";
+
+  /** A name made of lower-case letters, digits and '-', starting and ending with no '-'. */
+  private static final Pattern PLAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+
+  /** The base name of {@code group} of grouping {@code groupingId} in Tally's layout. */
   static String base(String groupingId, String group) {
     String original = "tally-" + groupingId + "-" + group;
     String clean = sanitize(original);

@@ -1,5 +1,6 @@
 package dev.tally.report.merge.kyverno;
 
+import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
@@ -8,9 +9,12 @@ import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -39,6 +43,10 @@ import java.util.TreeSet;
  *       audit.kyverno.io/last-scan-time} annotation and the report's creation time.
  *   <li><b>subjectVersion</b>: the {@code audit.kyverno.io/resource.hash} label, if any.
  * </ul>
+ *
+ * <p>{@link #seed} reads the other side: a per-resource report Kyverno's reports controller (or
+ * Tally in Kyverno's layout) already wrote, as what it states, so that an aggregator rebuilt after
+ * the intermediate reports were consumed still holds it.
  */
 public final class KyvernoMapping {
   public static final String SOURCE_LABEL = "audit.kyverno.io/source";
@@ -70,6 +78,9 @@ public final class KyvernoMapping {
           "ValidatingAdmissionPolicy",
           "mutatingadmissionpolicy.apiserver.io",
           "MutatingAdmissionPolicy");
+
+  /** The producer of what {@link #seed} makes of a per-resource report. */
+  public static final String SEED_PRODUCER = "kyverno/report";
 
   private KyvernoMapping() {}
 
@@ -143,6 +154,56 @@ public final class KyvernoMapping {
             .results(report.results())
             .observedAt(observedAt(report))
             .build());
+  }
+
+  /**
+   * What a per-resource PolicyReport, ClusterPolicyReport, Report or ClusterReport already in the
+   * cluster states, as partial reports: one per (source, policy) of its results, of producer {@link
+   * #SEED_PRODUCER}, about the report's {@code scope}, covering exactly that (source, policy), with
+   * those results, observed at the latest of their timestamps ({@link Timestamp#EPOCH} when none
+   * has one, so that any real evaluation of the policy wins over it). A report without results
+   * seeds nothing: it states no policy. Kyverno reports are never split; a register Tally split
+   * across partitions (one resource's results of one policy beyond a partition's limits) seeds from
+   * each partition its part, of which the merge keeps one.
+   *
+   * @throws InvalidReportException naming {@code scope} when the report has none (it is not a
+   *     per-resource report) or {@code scope.uid} when its scope has no uid
+   */
+  public static List<PartialReport> seed(AggregateReport report) {
+    InvalidReportException.requireNonNull("report", report);
+    Subject subject =
+        report
+            .scope()
+            .orElseThrow(
+                () ->
+                    new InvalidReportException(
+                        "scope", "is required: only a per-resource report can seed"));
+    if (subject.uid().isEmpty()) {
+      throw new InvalidReportException("scope.uid", "is required");
+    }
+    Map<CoverageKey, List<Result>> byKey = new TreeMap<>();
+    for (Result r : report.results()) {
+      byKey.computeIfAbsent(r.coverageKey(), k -> new ArrayList<>()).add(r);
+    }
+    List<PartialReport> out = new ArrayList<>(byKey.size());
+    for (var e : byKey.entrySet()) {
+      Timestamp latest = Timestamp.EPOCH;
+      for (Result r : e.getValue()) {
+        Timestamp t = r.timestamp().orElse(Timestamp.EPOCH);
+        if (t.compareTo(latest) > 0) {
+          latest = t;
+        }
+      }
+      out.add(
+          PartialReport.builder()
+              .producer(SEED_PRODUCER)
+              .subject(subject)
+              .coverage(Set.of(e.getKey()))
+              .results(e.getValue())
+              .observedAt(latest)
+              .build());
+    }
+    return List.copyOf(out);
   }
 
   /** The (source, policy) pairs the policy labels name, in a report of {@code namespace}. */

@@ -1,0 +1,32 @@
+package dev.tally.report.api;
+
+/**
+ * How an aggregator names, labels and recognises the aggregates it writes (docs/DESIGN.md §4 and
+ * §6). A grouping chooses it ({@link Grouping#layout()}).
+ */
+public enum ReportLayout {
+  /**
+   * Tally's own: names {@code tally-<grouping id>-<group>}, labels {@code
+   * app.kubernetes.io/managed-by: tally}, {@code tally.dev/group} and {@code tally.dev/grouping};
+   * an aggregator deletes only objects of its own grouping.
+   */
+  TALLY(WireNames.MANAGED_BY_VALUE),
+
+  /**
+   * Kyverno's reports controller's: one report per resource, named its uid, with the single label
+   * {@code app.kubernetes.io/managed-by: kyverno}; every such report of the aggregator's kind is
+   * the aggregator's, whoever wrote it (Kyverno or Tally), so Tally takes over Kyverno's reports.
+   */
+  KYVERNO(WireNames.MANAGED_BY_KYVERNO);
+
+  private final String managedBy;
+
+  ReportLayout(String managedBy) {
+    this.managedBy = managedBy;
+  }
+
+  /** The value of {@link WireNames#MANAGED_BY_LABEL} on the aggregates of this layout. */
+  public String managedBy() {
+    return managedBy;
+  }
+}
