@@ -118,6 +118,9 @@ public final class Main {
             .flushWindow(options.flushWindow)
             .resyncPeriod(options.resyncPeriod)
             .serverSideApply(options.serverSideApply);
+    if (options.kyverno != null) {
+      builder.input(options.kyverno);
+    }
     if (election != null) {
       builder.leaderElection(election);
     }

@@ -2,6 +2,7 @@ package dev.tally.aggregator;
 
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.ReportFormat;
+import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,10 +31,11 @@ public final class Options {
       Map.of(
           "per-namespace", Grouping.perNamespace(),
           "per-namespace-and-policy", Grouping.perNamespaceAndPolicy(),
-          "per-subject", Grouping.perSubject());
+          "per-subject", Grouping.perSubject(),
+          "kyverno", Grouping.kyvernoPerResource());
 
   private static final List<String> GROUPING_NAMES =
-      List.of("per-namespace", "per-namespace-and-policy", "per-subject");
+      List.of("per-namespace", "per-namespace-and-policy", "per-subject", "kyverno");
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
 
@@ -54,11 +56,31 @@ public final class Options {
               "the kubeconfig context to use; default: its current-context",
               false),
           new Flag(
+              "--input",
+              "NAME",
+              "what is aggregated: tally (Tally's PartialReports, the default) or kyverno"
+                  + " (Kyverno's EphemeralReports and ClusterEphemeralReports, in place of"
+                  + " Kyverno's reports aggregation)",
+              false),
+          new Flag(
+              "--intermediate-reports",
+              "WHAT",
+              "with --input kyverno, what becomes of a merged report: delete (once what it said"
+                  + " is written, as Kyverno does; the default) or keep",
+              false),
+          new Flag(
+              "--adoption-grace",
+              "DURATION",
+              "with --input kyverno, how long an admission report waits for its resource to"
+                  + " appear before it is deleted; default 2m",
+              false),
+          new Flag(
               "--grouping",
               "NAME",
               "which aggregate results go to: per-namespace (one report per namespace, the"
                   + " default), per-namespace-and-policy, per-subject (one report per resource,"
-                  + " owned by it)",
+                  + " owned by it), kyverno (one per resource in Kyverno's own layout: named by"
+                  + " its uid, managed-by kyverno; the default with --input kyverno)",
               false),
           new Flag(
               "--format",
@@ -127,6 +149,8 @@ public final class Options {
 
   final @Nullable Path kubeconfig;
   final @Nullable String context;
+  final boolean kyvernoInput;
+  final @Nullable KyvernoInput kyverno;
   final String groupingName;
   final Grouping grouping;
   final ReportFormat format;
@@ -159,7 +183,37 @@ public final class Options {
       kubeconfig = null;
     }
     context = nonBlank(v, "--context");
-    groupingName = v.getOrDefault("--grouping", "per-namespace");
+    String in = v.getOrDefault("--input", "tally");
+    kyvernoInput =
+        switch (in) {
+          case "tally" -> false;
+          case "kyverno" -> true;
+          default ->
+              throw new UsageException(
+                  "--input", "unknown input '" + in + "', expected tally or kyverno");
+        };
+    if (!kyvernoInput) {
+      for (String flag : List.of("--intermediate-reports", "--adoption-grace")) {
+        if (v.containsKey(flag)) {
+          throw new UsageException(flag, "applies only with --input kyverno");
+        }
+      }
+    }
+    String lifecycle = v.getOrDefault("--intermediate-reports", "delete");
+    KyvernoInput k =
+        switch (lifecycle) {
+          case "delete" -> KyvernoInput.deleteAfterMerge();
+          case "keep" -> KyvernoInput.keep();
+          default ->
+              throw new UsageException(
+                  "--intermediate-reports",
+                  "unknown lifecycle '" + lifecycle + "', expected delete or keep");
+        };
+    if (v.containsKey("--adoption-grace")) {
+      k = k.withAdoptionGrace(duration(v, "--adoption-grace", Duration.ofMinutes(2), false));
+    }
+    kyverno = kyvernoInput ? k : null;
+    groupingName = v.getOrDefault("--grouping", kyvernoInput ? "kyverno" : "per-namespace");
     Grouping g = GROUPINGS.get(groupingName);
     if (g == null) {
       throw new UsageException(
@@ -167,6 +221,16 @@ public final class Options {
           "unknown grouping '" + groupingName + "', expected one of " + GROUPING_NAMES);
     }
     grouping = g;
+    if (kyverno != null
+        && kyverno.lifecycle() == KyvernoInput.Lifecycle.DELETE_AFTER_MERGE
+        && !groupingName.equals("kyverno")) {
+      throw new UsageException(
+          "--grouping",
+          "must be kyverno with --input kyverno and --intermediate-reports delete (the reports"
+              + " are then the state), was '"
+              + groupingName
+              + "'");
+    }
     String f = v.getOrDefault("--format", "wgpolicy");
     format =
         switch (f) {

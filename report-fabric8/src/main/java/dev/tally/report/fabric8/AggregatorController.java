@@ -3,8 +3,10 @@ package dev.tally.report.fabric8;
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.Liveness;
 import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -53,6 +55,7 @@ public final class AggregatorController implements AutoCloseable {
   private final PartialReportLedger ledger;
   private final WriteScheduler scheduler;
   private final PartialReportFeed feed;
+  private final @Nullable IntermediateReports intermediate;
 
   private volatile boolean leading;
   private volatile boolean closed;
@@ -67,8 +70,15 @@ public final class AggregatorController implements AutoCloseable {
     ApiCalls calls = b.calls(random);
     // the thread and the ledger call the scheduler back, which needs both: through this
     this.thread = new AggregatorThread(this::taskFailed);
+    FeedInput input = b.kyverno == null ? new TallyPartialsInput() : new KyvernoReportsInput();
+    this.intermediate =
+        b.kyverno == null
+            ? null
+            : new IntermediateReports(b.client, calls, b.kyverno, b.metrics, b.clock);
     this.ledger =
         new PartialReportLedger(
+            input,
+            intermediate,
             new RejectionEvents(b.client, calls, b.metrics, b.clock, b.emitEvents),
             b.metrics,
             this::now,
@@ -85,7 +95,7 @@ public final class AggregatorController implements AutoCloseable {
             b.flushWindow,
             () -> leading,
             () -> closed);
-    this.feed = new PartialReportFeed(b.client, calls, thread, ledger, b.syncTimeout);
+    this.feed = new PartialReportFeed(b.client, calls, input, thread, ledger, b.syncTimeout);
     this.elector =
         b.election == null
             ? null
@@ -130,6 +140,9 @@ public final class AggregatorController implements AutoCloseable {
     feed.checkAccess();
     if (!resyncPeriod.isZero()) {
       thread.every(resyncPeriod, this::periodicResync);
+    }
+    if (intermediate != null) {
+      thread.every(intermediate.adoptionRetry(), ledger::adoptPending);
     }
     if (elector == null) {
       leading = true;
@@ -230,7 +243,7 @@ public final class AggregatorController implements AutoCloseable {
     }
     // apply the informers' caches before diffing
     feed.applyCaches();
-    LOG.info("rebuilt from {} partial reports", ledger.size());
+    LOG.info("rebuilt from {} input objects", ledger.size());
     scheduler.resync();
   }
 
@@ -283,6 +296,7 @@ public final class AggregatorController implements AutoCloseable {
     private boolean serverSideApply;
     private boolean emitEvents = true;
     private @Nullable LeaderElectionSettings election;
+    private @Nullable KyvernoInput kyverno;
 
     private Builder(KubernetesClient client) {
       super(client);
@@ -345,7 +359,31 @@ public final class AggregatorController implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Read Kyverno's intermediate reports instead of Tally's partial reports, and handle them as
+     * {@code kyverno} says. {@link KyvernoInput.Lifecycle#DELETE_AFTER_MERGE} needs the aggregator
+     * to write in Kyverno's layout ({@code Grouping.kyvernoPerResource()}), whose reports are then
+     * the state: {@link #build} refuses another grouping.
+     */
+    public Builder input(KyvernoInput kyverno) {
+      this.kyverno = Objects.requireNonNull(kyverno, "kyverno");
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException if Kyverno's reports are to be deleted after merging and the
+     *     aggregator does not write in Kyverno's layout
+     */
     public AggregatorController build() {
+      if (kyverno != null
+          && kyverno.lifecycle() == KyvernoInput.Lifecycle.DELETE_AFTER_MERGE
+          && aggregators != null
+          && aggregators.get().config().grouping().layout() != ReportLayout.KYVERNO) {
+        throw new IllegalArgumentException(
+            "deleting Kyverno's intermediate reports after merging needs the aggregator to write"
+                + " in Kyverno's layout (Grouping.kyvernoPerResource()): its reports are then the"
+                + " state");
+      }
       return new AggregatorController(this);
     }
   }

@@ -1,16 +1,10 @@
 package dev.tally.report.fabric8;
 
 import dev.tally.report.fabric8.internal.ApiCalls;
-import dev.tally.report.fabric8.internal.PagedList;
-import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
-import dev.tally.report.fabric8.resource.PartialReportResource;
-import dev.tally.report.fabric8.resource.PartialReportSpec;
-import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
-import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -30,6 +24,7 @@ final class PartialReportFeed {
 
   private final KubernetesClient client;
   private final ApiCalls calls;
+  private final FeedInput input;
   private final AggregatorThread thread;
   private final PartialReportLedger ledger;
   private final Duration syncTimeout;
@@ -39,49 +34,40 @@ final class PartialReportFeed {
   PartialReportFeed(
       KubernetesClient client,
       ApiCalls calls,
+      FeedInput input,
       AggregatorThread thread,
       PartialReportLedger ledger,
       Duration syncTimeout) {
     this.client = client;
     this.calls = calls;
+    this.input = input;
     this.thread = thread;
     this.ledger = ledger;
     this.syncTimeout = syncTimeout;
   }
 
   /**
-   * LISTs one partial report, with the usual budget and retries.
+   * LISTs one object of the input, with the usual budget and retries.
    *
    * @throws RequestFailedException if the request failed for good
    */
   void checkAccess() {
-    String what = "list partialreports";
-    try {
-      calls.call(
-          what,
-          () ->
-              client
-                  .resources(PartialReportResource.class)
-                  .inAnyNamespace()
-                  .list(new ListOptionsBuilder().withLimit(1L).build()));
-    } catch (KubernetesClientException e) {
-      throw new RequestFailedException(what, e);
-    }
+    input.checkAccess(client, calls);
   }
 
   /** Starts the informers and waits until they synced; {@link #stop} stops them, synced or not. */
   void start() throws InterruptedException, TimeoutException {
     var src =
         new PartialReportSource(
-            client,
+            input.informers(client),
             new PartialReportSource.Listener() {
               @Override
-              public void upsert(CustomResource<PartialReportSpec, Void> resource) {
+              public void upsert(HasMetadata resource) {
                 thread.submit(() -> ledger.upsert(resource));
               }
 
               @Override
-              public void removed(CustomResource<PartialReportSpec, Void> resource) {
+              public void removed(HasMetadata resource) {
                 thread.submit(() -> ledger.removed(resource));
               }
             });
@@ -117,8 +103,8 @@ final class PartialReportFeed {
   }
 
   /**
-   * LISTs every partial report afresh, applies what is newer and forgets what is gone: the net
-   * under an informer that missed a deletion while its watch reconnected.
+   * LISTs every input object afresh, applies what is newer and forgets what is gone: the net under
+   * an informer that missed a deletion while its watch reconnected.
    *
    * <p>This runs on the aggregator thread, so every object the ledger tracks was handled before the
    * LIST began: one missing from the LIST was deleted. One created after the LIST is still queued
@@ -127,19 +113,9 @@ final class PartialReportFeed {
    * @return false when the LIST failed (logged); nothing was applied or forgotten then
    */
   boolean relist() {
-    List<CustomResource<PartialReportSpec, Void>> listed = new ArrayList<>();
+    List<HasMetadata> listed;
     try {
-      listed.addAll(
-          PagedList.all(
-              calls,
-              "list partialreports",
-              options ->
-                  client.resources(PartialReportResource.class).inAnyNamespace().list(options)));
-      listed.addAll(
-          PagedList.all(
-              calls,
-              "list clusterpartialreports",
-              options -> client.resources(ClusterPartialReportResource.class).list(options)));
+      listed = input.listAll(client, calls);
     } catch (KubernetesClientException e) {
       LOG.warn("periodic re-list failed: {}", RequestFailedException.rootCause(e));
       return false;
@@ -151,7 +127,7 @@ final class PartialReportFeed {
     }
     int forgotten = ledger.forgetAllBut(present);
     if (forgotten > 0) {
-      LOG.info("{} partial reports were deleted without an event reaching us", forgotten);
+      LOG.info("{} input objects were deleted without an event reaching us", forgotten);
     }
     return true;
   }

@@ -1,14 +1,15 @@
 package dev.tally.report.fabric8;
 
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.Liveness;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Timestamp;
-import dev.tally.report.fabric8.resource.PartialReportSpec;
-import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.SubjectIndex;
-import io.fabric8.kubernetes.client.CustomResource;
+import dev.tally.report.merge.kyverno.KyvernoMapping;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,8 @@ import org.slf4j.LoggerFactory;
 final class PartialReportLedger {
   private static final Logger LOG = LoggerFactory.getLogger(PartialReportLedger.class);
 
+  private final FeedInput input;
+  private final @Nullable IntermediateReports intermediate;
   private final RejectionEvents rejections;
   private final TallyMetrics metrics;
   private final Supplier<Timestamp> now;
@@ -45,8 +48,19 @@ final class PartialReportLedger {
   /** The resourceVersion of each partial report object last handled, to handle each once. */
   private final Map<String, String> handledVersions = new HashMap<>();
 
+  /**
+   * @param intermediate the lifecycle of Kyverno's intermediate reports when they are the input,
+   *     else null
+   */
   PartialReportLedger(
-      RejectionEvents rejections, TallyMetrics metrics, Supplier<Timestamp> now, Runnable changed) {
+      FeedInput input,
+      @Nullable IntermediateReports intermediate,
+      RejectionEvents rejections,
+      TallyMetrics metrics,
+      Supplier<Timestamp> now,
+      Runnable changed) {
+    this.input = input;
+    this.intermediate = intermediate;
     this.rejections = rejections;
     this.metrics = metrics;
     this.now = now;
@@ -64,6 +78,9 @@ final class PartialReportLedger {
     aggregator = null;
     subjects.clear();
     handledVersions.clear();
+    if (intermediate != null) {
+      intermediate.clear();
+    }
   }
 
   /** The aggregator of the current term, or null between terms. */
@@ -85,10 +102,9 @@ final class PartialReportLedger {
     }
   }
 
-  /** A partial report object appeared or changed: applies it once per version, or rejects it. */
-  void upsert(CustomResource<PartialReportSpec, Void> resource) {
-    ReportAggregator agg = aggregator;
-    if (agg == null) {
+  /** An input object appeared or changed: applies it once per version, or rejects it. */
+  void upsert(HasMetadata resource) {
+    if (aggregator == null) {
       return;
     }
     String key = key(resource);
@@ -96,35 +112,126 @@ final class PartialReportLedger {
     if (version.equals(handledVersions.put(key, version))) {
       return; // the informer's cache and its events both deliver every object: once is enough
     }
+    apply(key, resource);
+  }
+
+  /** Applies what {@code resource}, known as {@code key}, states. */
+  private void apply(String key, HasMetadata resource) {
+    ReportAggregator agg = Objects.requireNonNull(aggregator);
     PartialReport partial;
     try {
-      PartialReport evaluation = ReportCodec.decodePartial(resource);
-      if (!evaluation.adopted()) {
+      FeedInput.Statement statement = input.decode(resource);
+      if (statement instanceof FeedInput.Statement.AwaitsAdoption awaits) {
         LOG.debug("{} waits for its subject to be adopted", key);
+        if (intermediate != null) {
+          intermediate.awaitAdoption(key, resource, awaits.subject());
+        }
         return;
       }
-      partial = evaluation;
+      if (!(statement instanceof FeedInput.Statement.Ready ready)) {
+        if (intermediate != null) {
+          intermediate.merged(key, resource);
+          changed.run(); // a flush, so that it is deleted after it
+        }
+        return;
+      }
+      partial = ready.partial();
       agg.apply(partial);
     } catch (InvalidReportException e) {
       rejections.reject(key, resource, e);
       return;
     }
     metrics.partialApplied();
-    // the same producer and subject name about a new uid: the old subject may be gone
-    subjects.upsert(key, partial.subject().uid(), partial.observedAt()).ifPresent(this::delete);
+    if (removalDeletesSubject()) {
+      // the same producer and subject name about a new uid: the old subject may be gone
+      subjects.upsert(key, partial.subject().uid(), partial.observedAt()).ifPresent(this::delete);
+    }
+    if (intermediate != null) {
+      intermediate.merged(key, resource);
+    }
     changed.run();
   }
 
-  /** A partial report object is gone. */
-  void removed(CustomResource<PartialReportSpec, Void> resource) {
+  /**
+   * An input object is gone. When intermediate reports are deleted after merging, that says nothing
+   * about the subject, and an object deleted before it was merged (by another hand, or collected
+   * with its resource) still says what its last state said: that is applied.
+   */
+  void removed(HasMetadata resource) {
     if (aggregator == null) {
       return;
     }
     String key = key(resource);
-    handledVersions.remove(key);
+    String handled = handledVersions.remove(key);
+    if (intermediate != null) {
+      intermediate.gone(key);
+    }
+    if (!removalDeletesSubject()) {
+      String version = Objects.requireNonNullElse(resource.getMetadata().getResourceVersion(), "");
+      if (!version.equals(handled)) {
+        apply(key, resource);
+        if (intermediate != null) {
+          intermediate.gone(key); // it is not there to delete
+        }
+      }
+      return;
+    }
     if (forget(key)) {
       changed.run();
     }
+  }
+
+  /**
+   * Reports awaiting adoption look for their resource again ({@link IntermediateReports#adopt});
+   * one found is applied at once when reports are deleted after merging.
+   */
+  void adoptPending() {
+    if (aggregator == null || intermediate == null) {
+      return;
+    }
+    intermediate.adopt(adopted -> apply(key(adopted), adopted));
+  }
+
+  /**
+   * The owned aggregates as the cluster holds them, before the controller diffs against them: when
+   * Kyverno's reports are deleted after merging, the aggregates are the state, so the first list of
+   * a term seeds the aggregator ({@code KyvernoMapping.seed}) and a vanished report whose resource
+   * is gone deletes that resource.
+   */
+  void observed(List<AggregateReport> owned) {
+    ReportAggregator agg = aggregator;
+    if (agg == null || intermediate == null) {
+      return;
+    }
+    IntermediateReports.Observation seen = intermediate.observed(owned);
+    for (AggregateReport report : seen.seeds()) {
+      try {
+        for (PartialReport seed : KyvernoMapping.seed(report)) {
+          agg.apply(seed);
+        }
+      } catch (InvalidReportException e) {
+        LOG.warn("{} does not seed the aggregator: {}", report.ref(), e.getMessage());
+      }
+    }
+    if (!seen.seeds().isEmpty()) {
+      LOG.info("seeded from {} per-resource reports", seen.seeds().size());
+    }
+    for (String uid : seen.goneUids()) {
+      agg.deleteSubject(uid, now.get());
+      LOG.debug("subject {} is gone with its report", uid);
+    }
+  }
+
+  /** {@code changes} were all written: merged intermediate reports may go. */
+  void written(ChangeSet changes) {
+    if (aggregator != null && intermediate != null) {
+      intermediate.written(changes);
+    }
+  }
+
+  /** Whether an input object's removal can make its subject deleted. */
+  private boolean removalDeletesSubject() {
+    return intermediate == null || !intermediate.deletesAfterMerge();
   }
 
   /**
@@ -138,7 +245,10 @@ final class PartialReportLedger {
     for (String key : List.copyOf(handledVersions.keySet())) {
       if (!present.contains(key)) {
         handledVersions.remove(key);
-        if (forget(key)) {
+        if (intermediate != null) {
+          intermediate.gone(key);
+        }
+        if (removalDeletesSubject() && forget(key)) {
           forgotten++;
         }
       }
@@ -169,7 +279,7 @@ final class PartialReportLedger {
   }
 
   /** The object's key: kind, namespace (empty when cluster-scoped) and name. */
-  static String key(CustomResource<PartialReportSpec, Void> resource) {
+  static String key(HasMetadata resource) {
     var meta = resource.getMetadata();
     return resource.getKind()
         + "/"

@@ -1,10 +1,6 @@
 package dev.tally.report.fabric8;
 
-import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
-import dev.tally.report.fabric8.resource.PartialReportResource;
-import dev.tally.report.fabric8.resource.PartialReportSpec;
-import io.fabric8.kubernetes.client.CustomResource;
-import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
@@ -17,51 +13,52 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Informers on PartialReport and ClusterPartialReport in every namespace. It hands each object to a
- * {@link Listener} as it appears, changes or disappears, and decides nothing about it. The
- * informers re-list on their own after a dropped watch; a deletion they missed while disconnected
- * is delivered after the re-list.
+ * The informers of the controller's {@link FeedInput} (PartialReport and ClusterPartialReport, or
+ * Kyverno's intermediate reports) in every namespace. It hands each object to a {@link Listener} as
+ * it appears, changes or disappears, and decides nothing about it. The informers re-list on their
+ * own after a dropped watch; a deletion they missed while disconnected is delivered after the
+ * re-list.
  */
 final class PartialReportSource implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PartialReportSource.class);
 
-  /** Receives partial report objects; called from informer threads. */
+  /** Receives input objects; called from informer threads. */
   interface Listener {
-    void upsert(CustomResource<PartialReportSpec, Void> resource);
+    void upsert(HasMetadata resource);
 
-    void removed(CustomResource<PartialReportSpec, Void> resource);
+    /** {@code resource} is gone; it is the object's last state the informer knew. */
+    void removed(HasMetadata resource);
   }
 
-  private final List<SharedIndexInformer<? extends CustomResource<PartialReportSpec, Void>>>
-      informers = new ArrayList<>();
+  private final List<SharedIndexInformer<? extends HasMetadata>> informers;
 
-  PartialReportSource(KubernetesClient client, Listener listener) {
-    informers.add(
-        client.resources(PartialReportResource.class).inAnyNamespace().runnableInformer(0));
-    informers.add(client.resources(ClusterPartialReportResource.class).runnableInformer(0));
-    for (var informer : informers) {
-      informer.addEventHandler(handler(listener));
+  PartialReportSource(
+      List<SharedIndexInformer<? extends HasMetadata>> informers, Listener listener) {
+    this.informers = List.copyOf(informers);
+    for (var informer : this.informers) {
+      register(informer, listener);
     }
   }
 
-  private static <T extends CustomResource<PartialReportSpec, Void>>
-      ResourceEventHandler<T> handler(Listener listener) {
-    return new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(T obj) {
-        listener.upsert(obj);
-      }
+  private static <T extends HasMetadata> void register(
+      SharedIndexInformer<T> informer, Listener listener) {
+    informer.addEventHandler(
+        new ResourceEventHandler<T>() {
+          @Override
+          public void onAdd(T obj) {
+            listener.upsert(obj);
+          }
 
-      @Override
-      public void onUpdate(T oldObj, T newObj) {
-        listener.upsert(newObj);
-      }
+          @Override
+          public void onUpdate(T oldObj, T newObj) {
+            listener.upsert(newObj);
+          }
 
-      @Override
-      public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-        listener.removed(obj);
-      }
-    };
+          @Override
+          public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+            listener.removed(obj);
+          }
+        });
   }
 
   /** Starts the informers and waits until their caches hold a full list. */
@@ -73,12 +70,12 @@ final class PartialReportSource implements AutoCloseable {
         throw new IllegalStateException("informer failed to start", e.getCause());
       }
     }
-    LOG.info("partial report informers synced");
+    LOG.info("input informers synced");
   }
 
-  /** Every partial report object the informers hold now. */
-  List<CustomResource<PartialReportSpec, Void>> snapshot() {
-    List<CustomResource<PartialReportSpec, Void>> out = new ArrayList<>();
+  /** Every object the informers hold now. */
+  List<HasMetadata> snapshot() {
+    List<HasMetadata> out = new ArrayList<>();
     for (var informer : informers) {
       out.addAll(informer.getStore().list());
     }

@@ -2,11 +2,10 @@ package dev.tally.report.fabric8;
 
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.fabric8.internal.ApiCalls;
-import dev.tally.report.fabric8.resource.PartialReportSpec;
 import dev.tally.report.merge.KubernetesNames;
 import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
-import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Instant;
@@ -42,8 +41,7 @@ final class RejectionEvents {
   }
 
   /** {@code resource}, known as {@code key}, was refused with {@code e}. */
-  void reject(
-      String key, CustomResource<PartialReportSpec, Void> resource, InvalidReportException e) {
+  void reject(String key, HasMetadata resource, InvalidReportException e) {
     metrics.partialRejected(RejectionReason.of(e));
     LOG.warn("rejected {}: {}", key, e.getMessage());
     if (!emitEvents) {

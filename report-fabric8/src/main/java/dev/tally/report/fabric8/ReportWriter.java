@@ -6,6 +6,7 @@ import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.ReportFormat;
 import dev.tally.report.api.ReportKind;
+import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Summary;
 import dev.tally.report.api.WireNames;
@@ -47,6 +48,12 @@ final class ReportWriter {
 
   /** The resourceVersion last seen of each object Tally owns, for optimistic updates. */
   private final Map<ReportRef, String> resourceVersions = new HashMap<>();
+
+  /**
+   * The {@code app.kubernetes.io/managed-by} value of what this writer may change: that of the
+   * aggregator's layout, set by each {@link #listOwned}, which begins every term.
+   */
+  private String owner = WireNames.MANAGED_BY_VALUE;
 
   ReportWriter(
       KubernetesClient client, ApiCalls calls, TallyMetrics metrics, boolean serverSideApply) {
@@ -103,11 +110,13 @@ final class ReportWriter {
   }
 
   /**
-   * Every aggregate of the format that Tally owns, as the cluster holds it now. An owned object
-   * that does not decode is returned with no results and no content hash, so that a diff rewrites
-   * it.
+   * Every aggregate of the format that Tally owns in {@code layout} (it carries the layout's
+   * managed-by label), as the cluster holds it now; from now on only such objects are changed. An
+   * owned object that does not decode is returned with no results and no content hash, so that a
+   * diff rewrites it.
    */
-  List<AggregateReport> listOwned(ReportFormat format) {
+  List<AggregateReport> listOwned(ReportFormat format, ReportLayout layout) {
+    owner = layout.managedBy();
     List<AggregateReport> out = new ArrayList<>();
     for (ReportKind kind : List.of(format.kindFor("any-namespace"), format.kindFor(""))) {
       List<? extends AggregateResource> items = listOwned(kind);
@@ -129,7 +138,7 @@ final class ReportWriter {
             client
                 .resources(type)
                 .inAnyNamespace()
-                .withLabel(WireNames.MANAGED_BY_LABEL, WireNames.MANAGED_BY_VALUE)
+                .withLabel(WireNames.MANAGED_BY_LABEL, owner)
                 .list(options));
   }
 
@@ -306,7 +315,7 @@ final class ReportWriter {
         "{} exists but is not managed by Tally ({}={} missing); leaving it alone",
         ref,
         WireNames.MANAGED_BY_LABEL,
-        WireNames.MANAGED_BY_VALUE);
+        owner);
     resourceVersions.remove(ref);
     return Verdict.REFUSED;
   }
@@ -328,10 +337,9 @@ final class ReportWriter {
     }
   }
 
-  private static boolean owned(HasMetadata item) {
+  private boolean owned(HasMetadata item) {
     var labels = item.getMetadata().getLabels();
-    return labels != null
-        && WireNames.MANAGED_BY_VALUE.equals(labels.get(WireNames.MANAGED_BY_LABEL));
+    return labels != null && owner.equals(labels.get(WireNames.MANAGED_BY_LABEL));
   }
 
   private static boolean sameContent(AggregateResource existing, AggregateReport desired) {

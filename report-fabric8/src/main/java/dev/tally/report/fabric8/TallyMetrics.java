@@ -40,4 +40,22 @@ public interface TallyMetrics {
 
   /** The controller rebuilt its view of the cluster (start, lease won, after a conflict). */
   default void resynced(int changes) {}
+
+  /**
+   * A Kyverno intermediate report was deleted after what it said was written ({@code
+   * KyvernoInput.Lifecycle.DELETE_AFTER_MERGE}).
+   */
+  default void intermediateReportDeleted() {}
+
+  /**
+   * A Kyverno admission report was deleted because its resource did not appear within the adoption
+   * grace: the one way an intermediate report leaves without being merged, never silent.
+   */
+  default void intermediateReportExpired() {}
+
+  /**
+   * How many Kyverno intermediate reports were read and wait in the cluster now, for the write that
+   * lets them be deleted or for their resource to appear: what the aggregator owes etcd.
+   */
+  default void intermediateReportsWaiting(int count) {}
 }

@@ -25,6 +25,12 @@ public final class TallyResources {
    */
   public static final String RBAC = "META-INF/tally/rbac/clusterroles.yaml";
 
+  /**
+   * The ClusterRole {@code tally-kyverno-aggregator}: what the aggregator needs when it reads
+   * Kyverno's intermediate reports ({@code KyvernoInput}) and writes Kyverno's reports.
+   */
+  public static final String KYVERNO_RBAC = "META-INF/tally/rbac/kyverno-aggregator.yaml";
+
   private TallyResources() {}
 
   public static String partialReportCrdYaml() {
@@ -37,6 +43,10 @@ public final class TallyResources {
 
   public static String rbacYaml() {
     return read(RBAC);
+  }
+
+  public static String kyvernoRbacYaml() {
+    return read(KYVERNO_RBAC);
   }
 
   /** Tally's two CRDs, parsed. */

@@ -98,12 +98,13 @@ final class WriteScheduler {
     long start = nanoTicker.getAsLong();
     ChangeSet changes = agg.flush();
     if (changes.isEmpty()) {
+      ledger.written(changes); // what was applied is what was published already
       return;
     }
     WriteOutcome outcome = writer.write(changes, this::mayWrite);
     metrics.flushed(changes.size(), Duration.ofNanos(nanoTicker.getAsLong() - start));
     LOG.debug("flushed {} changes: {}", changes.size(), outcome);
-    afterWrite(outcome);
+    afterWrite(changes, outcome);
   }
 
   /** Re-reads the owned aggregates and writes the difference. */
@@ -113,9 +114,12 @@ final class WriteScheduler {
       return;
     }
     WriteOutcome outcome;
+    ChangeSet changes;
     try {
-      List<AggregateReport> observed = writer.listOwned(agg.config().format());
-      ChangeSet changes = agg.resync(observed);
+      List<AggregateReport> observed =
+          writer.listOwned(agg.config().format(), agg.config().grouping().layout());
+      ledger.observed(observed);
+      changes = agg.resync(observed);
       metrics.resynced(changes.size());
       LOG.info("resync against {} owned aggregates: {} changes", observed.size(), changes.size());
       outcome = writer.write(changes, this::mayWrite);
@@ -128,7 +132,7 @@ final class WriteScheduler {
     resyncNeeded = false;
     // the first resync that listed and diffed completes a rebuild
     rebuilt = mayWrite();
-    afterWrite(outcome);
+    afterWrite(changes, outcome);
   }
 
   /** A task of the aggregator thread failed: the next resync repairs the state. */
@@ -143,7 +147,7 @@ final class WriteScheduler {
     return leading.getAsBoolean() && !closed.getAsBoolean();
   }
 
-  private void afterWrite(WriteOutcome outcome) {
+  private void afterWrite(ChangeSet changes, WriteOutcome outcome) {
     if (outcome.stopped()) {
       return;
     }
@@ -156,6 +160,7 @@ final class WriteScheduler {
       scheduleResync();
     } else {
       resyncAttempts = 0;
+      ledger.written(changes);
     }
   }
 

@@ -15,6 +15,9 @@ final class CountingMetrics implements TallyMetrics {
   volatile int suppressed;
   volatile int flushes;
   volatile int resyncs;
+  volatile int deleted;
+  volatile int expired;
+  volatile int waiting;
 
   @Override
   public synchronized void partialApplied() {
@@ -58,5 +61,20 @@ final class CountingMetrics implements TallyMetrics {
 
   int totalWrites() {
     return writes.values().stream().mapToInt(Integer::intValue).sum();
+  }
+
+  @Override
+  public synchronized void intermediateReportDeleted() {
+    deleted++;
+  }
+
+  @Override
+  public synchronized void intermediateReportExpired() {
+    expired++;
+  }
+
+  @Override
+  public void intermediateReportsWaiting(int count) {
+    waiting = count;
   }
 }

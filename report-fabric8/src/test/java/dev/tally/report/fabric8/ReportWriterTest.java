@@ -7,6 +7,7 @@ import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.ReportFormat;
 import dev.tally.report.api.ReportKind;
+import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
@@ -237,7 +238,7 @@ class ReportWriterTest {
     foreign.getMetadata().setLabels(Map.of("app", "other"));
     client.resource(foreign).create();
 
-    assertThat(writer.listOwned(ReportFormat.WGPOLICY))
+    assertThat(writer.listOwned(ReportFormat.WGPOLICY, ReportLayout.TALLY))
         .singleElement()
         .isEqualTo(report("r1", "h1", ResultStatus.FAIL));
   }

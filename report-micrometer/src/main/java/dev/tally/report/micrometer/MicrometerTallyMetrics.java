@@ -6,12 +6,14 @@ import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.WriteVerb;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@link TallyMetrics} as Micrometer meters. Names are dot-separated and lower-case, as Micrometer
@@ -90,6 +92,15 @@ public final class MicrometerTallyMetrics implements TallyMetrics {
   /** Changes the rebuilds found. */
   public static final String RESYNC_CHANGES = "tally.resync.changes";
 
+  /** Kyverno intermediate reports deleted after what they said was written. */
+  public static final String KYVERNO_DELETED = "tally.kyverno.reports.deleted";
+
+  /** Kyverno admission reports deleted because their resource never appeared. */
+  public static final String KYVERNO_EXPIRED = "tally.kyverno.reports.expired";
+
+  /** Kyverno intermediate reports read and still in the cluster, waiting to be deleted. */
+  public static final String KYVERNO_WAITING = "tally.kyverno.reports.waiting";
+
   /** The tag of {@link #PARTIALS_REJECTED}. */
   public static final String TAG_REASON = "reason";
 
@@ -138,6 +149,9 @@ public final class MicrometerTallyMetrics implements TallyMetrics {
   private final DistributionSummary flushChanges;
   private final Counter resyncs;
   private final Counter resyncChanges;
+  private final Counter kyvernoDeleted;
+  private final Counter kyvernoExpired;
+  private final AtomicInteger kyvernoWaiting = new AtomicInteger();
 
   /** Registers every meter in {@code registry} at once. */
   public MicrometerTallyMetrics(MeterRegistry registry) {
@@ -204,6 +218,34 @@ public final class MicrometerTallyMetrics implements TallyMetrics {
         Counter.builder(RESYNC_CHANGES)
             .description("Changes the rebuilds found.")
             .register(registry);
+    kyvernoDeleted =
+        Counter.builder(KYVERNO_DELETED)
+            .description("Kyverno intermediate reports deleted after what they said was written.")
+            .register(registry);
+    kyvernoExpired =
+        Counter.builder(KYVERNO_EXPIRED)
+            .description("Kyverno admission reports deleted because their resource never appeared.")
+            .register(registry);
+    Gauge.builder(KYVERNO_WAITING, kyvernoWaiting, AtomicInteger::get)
+        .description(
+            "Kyverno intermediate reports read and still in the cluster, waiting for the write"
+                + " after which they are deleted or for their resource to appear.")
+        .register(registry);
+  }
+
+  @Override
+  public void intermediateReportDeleted() {
+    kyvernoDeleted.increment();
+  }
+
+  @Override
+  public void intermediateReportExpired() {
+    kyvernoExpired.increment();
+  }
+
+  @Override
+  public void intermediateReportsWaiting(int count) {
+    kyvernoWaiting.set(count);
   }
 
   @Override

@@ -44,6 +44,23 @@ class MicrometerTallyMetricsTest {
     assertThat(registry.get("tally.flush.changes").summary().count()).isZero();
     assertThat(registry.get("tally.resyncs").counter().count()).isZero();
     assertThat(registry.get("tally.resync.changes").counter().count()).isZero();
+    assertThat(registry.get("tally.kyverno.reports.deleted").counter().count()).isZero();
+    assertThat(registry.get("tally.kyverno.reports.expired").counter().count()).isZero();
+    assertThat(registry.get("tally.kyverno.reports.waiting").gauge().value()).isZero();
+  }
+
+  @Test
+  void kyvernoReportsAreCountedAndTheWaitingOnesGauged() {
+    metrics.intermediateReportDeleted();
+    metrics.intermediateReportDeleted();
+    metrics.intermediateReportExpired();
+    metrics.intermediateReportsWaiting(7);
+    metrics.intermediateReportsWaiting(3);
+
+    assertThat(registry.get("tally.kyverno.reports.deleted").counter().count()).isEqualTo(2);
+    assertThat(registry.get("tally.kyverno.reports.expired").counter().count()).isEqualTo(1);
+    assertThat(registry.get("tally.kyverno.reports.waiting").gauge().value()).isEqualTo(3);
+    assertThat(registry.get("tally.partials.applied").counter().count()).isZero();
   }
 
   @Test

@@ -1,0 +1,397 @@
+package dev.tally.report.fabric8;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.Change;
+import dev.tally.report.api.ChangeSet;
+import dev.tally.report.api.ReportRef;
+import dev.tally.report.api.Subject;
+import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.kyverno.KyvernoCodec;
+import dev.tally.report.fabric8.kyverno.KyvernoInput;
+import dev.tally.report.merge.kyverno.KyvernoMapping;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.net.HttpURLConnection;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The lifecycle of Kyverno's intermediate reports around the merge ({@link KyvernoInput}): which
+ * merged reports to delete once what they said is written, adoption of admission reports about a
+ * resource with no uid yet, and, when reports are deleted after merging, which resources are gone
+ * (their per-resource report vanished and so did they). It moves objects and asks the cluster; what
+ * a report states and what a seed is are report-merge's ({@code KyvernoMapping}). Confined to the
+ * aggregator thread.
+ */
+final class IntermediateReports {
+  private static final Logger LOG = LoggerFactory.getLogger(IntermediateReports.class);
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+  /**
+   * Kyverno's label naming an admission report's resource as {@code <plural>.<version>.<group>}.
+   */
+  static final String GVR_LABEL = "audit.kyverno.io/resource.gvr";
+
+  /** One intermediate report object, at the version read. */
+  private record Read(String kind, String namespace, String name, String resourceVersion) {
+    static Read of(HasMetadata object) {
+      var meta = object.getMetadata();
+      return new Read(
+          object.getKind(),
+          Objects.requireNonNullElse(meta.getNamespace(), ""),
+          meta.getName(),
+          Objects.requireNonNullElse(meta.getResourceVersion(), ""));
+    }
+  }
+
+  /** An admission report waiting for its resource, first seen at {@code since}. */
+  private record Waiting(GenericKubernetesResource object, Subject subject, Instant since) {}
+
+  private final KubernetesClient client;
+  private final ApiCalls calls;
+  private final KyvernoInput settings;
+  private final TallyMetrics metrics;
+  private final Clock clock;
+
+  /** Merged reports, by ledger key, to delete after the next complete write. */
+  private final Map<String, Read> merged = new LinkedHashMap<>();
+
+  /** Reports awaiting adoption, by ledger key. */
+  private final Map<String, Waiting> waiting = new LinkedHashMap<>();
+
+  /** Per-resource reports known to be in the cluster, with the resource each is about. */
+  private final Map<ReportRef, Subject> published = new HashMap<>();
+
+  private boolean seeded;
+
+  IntermediateReports(
+      KubernetesClient client,
+      ApiCalls calls,
+      KyvernoInput settings,
+      TallyMetrics metrics,
+      Clock clock) {
+    this.client = client;
+    this.calls = calls;
+    this.settings = settings;
+    this.metrics = metrics;
+    this.clock = clock;
+  }
+
+  /** Whether merged reports are deleted (and the aggregates are the state). */
+  boolean deletesAfterMerge() {
+    return settings.lifecycle() == KyvernoInput.Lifecycle.DELETE_AFTER_MERGE;
+  }
+
+  /** How often {@link #adopt} should run. */
+  Duration adoptionRetry() {
+    return settings.adoptionRetry();
+  }
+
+  /** The term ended: the next one seeds afresh and knows nothing of this one's objects. */
+  void clear() {
+    merged.clear();
+    waiting.clear();
+    published.clear();
+    seeded = false;
+    report();
+  }
+
+  /** {@code object}, known as {@code key}, was applied (or stated nothing). */
+  void merged(String key, HasMetadata object) {
+    waiting.remove(key);
+    if (deletesAfterMerge()) {
+      merged.put(key, Read.of(object));
+      report();
+    }
+  }
+
+  /** {@code object} is about {@code subject}, whose uid is not known yet. */
+  void awaitAdoption(String key, HasMetadata object, Subject subject) {
+    Instant since = created(object).orElse(clock.instant());
+    Waiting had = waiting.get(key);
+    waiting.put(
+        key,
+        new Waiting(
+            (GenericKubernetesResource) object, subject, had == null ? since : had.since()));
+    report();
+  }
+
+  /** The object known as {@code key} is gone from the cluster. */
+  void gone(String key) {
+    if (merged.remove(key) != null | waiting.remove(key) != null) {
+      report();
+    }
+  }
+
+  /**
+   * Looks for the resource of every report awaiting adoption. With {@link
+   * KyvernoInput.Lifecycle#KEEP} a found resource's uid and owner reference are written onto the
+   * report, as Kyverno does (its update event then delivers it); otherwise {@code adopted} gets the
+   * report with the uid set, to apply it without writing it. A report whose resource has not
+   * appeared within the grace is deleted.
+   */
+  void adopt(Consumer<HasMetadata> adopted) {
+    Instant now = clock.instant();
+    for (var e : List.copyOf(waiting.entrySet())) {
+      String key = e.getKey();
+      Waiting w = e.getValue();
+      Optional<String> uid;
+      try {
+        uid = uidOf(w.subject(), gvr(w.object(), w.subject()));
+      } catch (KubernetesClientException ex) {
+        LOG.debug("adoption of {}: {}", key, RequestFailedException.rootCause(ex));
+        uid = Optional.empty();
+      }
+      if (uid.isPresent()) {
+        waiting.remove(key);
+        GenericKubernetesResource copy = withUid(w.object(), uid.get(), w.subject());
+        if (deletesAfterMerge()) {
+          adopted.accept(copy);
+        } else {
+          write(key, copy);
+        }
+      } else if (Duration.between(w.since(), now).compareTo(settings.adoptionGrace()) > 0) {
+        waiting.remove(key);
+        LOG.warn(
+            "{} is about {} {}/{}, which did not appear within {}: deleting it",
+            key,
+            w.subject().kind(),
+            w.subject().namespace(),
+            w.subject().name(),
+            settings.adoptionGrace());
+        if (delete(key, Read.of(w.object()))) {
+          metrics.intermediateReportExpired();
+        }
+      }
+    }
+    report();
+  }
+
+  /**
+   * The owned per-resource reports the cluster holds now, before a diff. The first call of a term
+   * returns them to seed the aggregator with; every call returns the uids of resources that are
+   * gone: their report was known to exist, is no longer there, and the resource itself is gone or
+   * has another uid. Only when reports are deleted after merging; otherwise nothing.
+   */
+  Observation observed(List<AggregateReport> owned) {
+    if (!deletesAfterMerge()) {
+      return new Observation(List.of(), List.of());
+    }
+    List<AggregateReport> seeds = seeded ? List.of() : owned;
+    seeded = true;
+    Set<ReportRef> present = new HashSet<>();
+    for (AggregateReport o : owned) {
+      present.add(o.ref());
+    }
+    List<String> gone = new ArrayList<>();
+    for (var e : published.entrySet()) {
+      if (!present.contains(e.getKey())) {
+        Subject s = e.getValue();
+        try {
+          if (!uidOf(s, Optional.empty()).equals(Optional.of(s.uid()))) {
+            gone.add(s.uid());
+          }
+        } catch (KubernetesClientException ex) {
+          LOG.debug("is {} gone? {}", s, RequestFailedException.rootCause(ex));
+        }
+      }
+    }
+    published.clear();
+    for (AggregateReport o : owned) {
+      o.scope().ifPresent(s -> published.put(o.ref(), s));
+    }
+    return new Observation(seeds, gone);
+  }
+
+  /** What {@link #observed} found. */
+  record Observation(List<AggregateReport> seeds, List<String> goneUids) {}
+
+  /**
+   * {@code changes} were all written (or refused as foreign): the reports merged before them are
+   * reflected in the cluster and are deleted now.
+   */
+  void written(ChangeSet changes) {
+    for (Change c : changes.changes()) {
+      if (c instanceof Change.Create create) {
+        create.report().scope().ifPresent(s -> published.put(create.report().ref(), s));
+      } else if (c instanceof Change.Update update) {
+        update.report().scope().ifPresent(s -> published.put(update.report().ref(), s));
+      } else if (c instanceof Change.Delete delete) {
+        published.remove(delete.ref());
+      }
+    }
+    if (merged.isEmpty()) {
+      return;
+    }
+    for (var e : List.copyOf(merged.entrySet())) {
+      if (delete(e.getKey(), e.getValue())) {
+        metrics.intermediateReportDeleted();
+        merged.remove(e.getKey());
+      }
+    }
+    report();
+  }
+
+  /** How many reports were read and are still in the cluster, waiting for a write or adoption. */
+  int waitingCount() {
+    return merged.size() + waiting.size();
+  }
+
+  private void report() {
+    metrics.intermediateReportsWaiting(waitingCount());
+  }
+
+  /**
+   * Deletes one report at the version read. True when it is gone (deleted now, or already); false
+   * when the request failed (it is tried again after the next write) or it changed since, in which
+   * case its new version arrives as an event and is merged and deleted in turn.
+   */
+  private boolean delete(String key, Read read) {
+    try {
+      calls.call(
+          "delete " + key,
+          () ->
+              report(read.kind(), read.namespace(), read.name())
+                  .lockResourceVersion(read.resourceVersion())
+                  .delete());
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
+        return true;
+      }
+      if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
+        merged.remove(key);
+        return false;
+      }
+      LOG.warn("could not delete {}: {}", key, RequestFailedException.rootCause(e));
+      return false;
+    }
+  }
+
+  /** Writes the uid label and owner reference of an adopted report (keep). */
+  private void write(String key, GenericKubernetesResource adopted) {
+    try {
+      calls.call("adopt " + key, () -> client.resource(adopted).update());
+    } catch (KubernetesClientException e) {
+      // a conflict means it changed: its event brings it back to adoption
+      LOG.info("could not adopt {}: {}", key, RequestFailedException.rootCause(e));
+    }
+  }
+
+  private Resource<GenericKubernetesResource> report(String kind, String namespace, String name) {
+    return KyvernoCodec.CLUSTER_EPHEMERAL_REPORT.equals(kind)
+        ? client.genericKubernetesResources(KyvernoReportsInput.CLUSTER_EPHEMERAL).withName(name)
+        : client
+            .genericKubernetesResources(KyvernoReportsInput.EPHEMERAL)
+            .inNamespace(namespace)
+            .withName(name);
+  }
+
+  /**
+   * The resource an admission report names, from its {@code audit.kyverno.io/resource.gvr} label
+   * ({@code <plural>.<version>[.<group>]}), or in the long form from the plural in the {@code
+   * audit.kyverno.io/resource.name} label: so no discovery request is needed.
+   */
+  private static Optional<ResourceDefinitionContext> gvr(
+      GenericKubernetesResource object, Subject subject) {
+    Map<String, String> labels =
+        object.getMetadata().getLabels() == null ? Map.of() : object.getMetadata().getLabels();
+    String plural = null;
+    String gvr = labels.get(GVR_LABEL);
+    if (gvr != null && !gvr.isEmpty()) {
+      int dot = gvr.indexOf('.');
+      plural = dot < 0 ? null : gvr.substring(0, dot);
+    } else {
+      plural = labels.get(KyvernoMapping.NAME_ANNOTATION);
+    }
+    if (plural == null || plural.isEmpty()) {
+      return Optional.empty();
+    }
+    String apiVersion = subject.apiVersion();
+    int slash = apiVersion.indexOf('/');
+    return Optional.of(
+        new ResourceDefinitionContext.Builder()
+            .withGroup(slash < 0 ? "" : apiVersion.substring(0, slash))
+            .withVersion(slash < 0 ? apiVersion : apiVersion.substring(slash + 1))
+            .withKind(subject.kind())
+            .withPlural(plural)
+            .withNamespaced(!subject.namespace().isEmpty())
+            .build());
+  }
+
+  /**
+   * The uid of the resource {@code subject} names, if it exists; through {@code context} when it is
+   * known, else through fabric8's discovery of the kind.
+   */
+  private Optional<String> uidOf(Subject subject, Optional<ResourceDefinitionContext> context) {
+    var op =
+        context.isPresent()
+            ? client.genericKubernetesResources(context.get())
+            : client.genericKubernetesResources(subject.apiVersion(), subject.kind());
+    @Nullable GenericKubernetesResource found =
+        calls.call(
+            "get " + subject.kind() + " " + subject.namespace() + "/" + subject.name(),
+            () ->
+                subject.namespace().isEmpty()
+                    ? op.withName(subject.name()).get()
+                    : op.inNamespace(subject.namespace()).withName(subject.name()).get());
+    if (found == null || found.getMetadata() == null) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(found.getMetadata().getUid()).filter(u -> !u.isEmpty());
+  }
+
+  /** A copy of {@code object} with the uid label and an owner reference to the resource. */
+  private static GenericKubernetesResource withUid(
+      GenericKubernetesResource object, String uid, Subject subject) {
+    GenericKubernetesResource copy = SERIALIZATION.clone(object);
+    var meta = copy.getMetadata();
+    Map<String, String> labels =
+        meta.getLabels() == null ? new HashMap<>() : new HashMap<>(meta.getLabels());
+    labels.put(KyvernoMapping.UID_LABEL, uid);
+    meta.setLabels(labels);
+    meta.setOwnerReferences(
+        List.of(
+            new OwnerReferenceBuilder()
+                .withApiVersion(subject.apiVersion())
+                .withKind(subject.kind())
+                .withName(subject.name())
+                .withUid(uid)
+                .build()));
+    return copy;
+  }
+
+  private static Optional<Instant> created(HasMetadata object) {
+    String created = object.getMetadata().getCreationTimestamp();
+    if (created == null || created.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(OffsetDateTime.parse(created).toInstant());
+    } catch (DateTimeParseException e) {
+      return Optional.empty();
+    }
+  }
+}

@@ -1,0 +1,100 @@
+package dev.tally.report.fabric8.kyverno;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Makes an {@link dev.tally.report.fabric8.AggregatorController} read Kyverno's intermediate
+ * reports ({@code reports.kyverno.io/v1} {@code EphemeralReport} and {@code
+ * ClusterEphemeralReport}) instead of Tally's partial reports: Tally then takes the place of
+ * Kyverno's reports aggregation (docs/DESIGN.md, "Kyverno's intermediate reports").
+ *
+ * <p>What each report says is {@link dev.tally.report.merge.kyverno.KyvernoMapping}'s rule. What
+ * happens to the reports afterwards is the {@link Lifecycle}.
+ */
+public final class KyvernoInput {
+  /** What becomes of an intermediate report once it is merged. */
+  public enum Lifecycle {
+    /**
+     * Kyverno's own behaviour, and the default: each report is deleted once what it said is written
+     * (every write of the flush that followed it succeeded), so etcd holds only the reports not
+     * merged yet. The aggregates are then the state: a rebuild seeds the aggregator from the
+     * per-resource reports in the cluster, which must be in Kyverno's layout ({@code
+     * Grouping.kyvernoPerResource()}). A resource is known to be deleted when its report vanished
+     * (garbage collection) and the resource is gone.
+     */
+    DELETE_AFTER_MERGE,
+
+    /**
+     * The reports stay: they are the state, as Tally's own partial reports are, and a resource is
+     * deleted when the last report about it is (garbage collection, through the owner reference
+     * that adoption writes). Tally bounds nothing in etcd then; use it where something else removes
+     * them, or to watch Tally beside Kyverno's own controller without changing anything. Any
+     * grouping may be used.
+     */
+    KEEP
+  }
+
+  private final Lifecycle lifecycle;
+  private final Duration adoptionGrace;
+  private final Duration adoptionRetry;
+
+  private KyvernoInput(Lifecycle lifecycle, Duration adoptionGrace, Duration adoptionRetry) {
+    this.lifecycle = lifecycle;
+    this.adoptionGrace = adoptionGrace;
+    this.adoptionRetry = adoptionRetry;
+  }
+
+  /**
+   * Reads Kyverno's reports and deletes each once merged ({@link Lifecycle#DELETE_AFTER_MERGE}),
+   * with a 2 minute adoption grace retried every 10 seconds, as Kyverno does.
+   */
+  public static KyvernoInput deleteAfterMerge() {
+    return new KyvernoInput(
+        Lifecycle.DELETE_AFTER_MERGE, Duration.ofMinutes(2), Duration.ofSeconds(10));
+  }
+
+  /** Reads Kyverno's reports and leaves them in place ({@link Lifecycle#KEEP}). */
+  public static KyvernoInput keep() {
+    return new KyvernoInput(Lifecycle.KEEP, Duration.ofMinutes(2), Duration.ofSeconds(10));
+  }
+
+  /**
+   * How long an admission report about a resource with no uid yet (an object being created) waits
+   * for its resource to appear; after that it is deleted, with a WARN line and {@code
+   * TallyMetrics.intermediateReportExpired()}. Kyverno's own controller waits 2 minutes.
+   */
+  public KyvernoInput withAdoptionGrace(Duration grace) {
+    return new KyvernoInput(lifecycle, positive("adoptionGrace", grace), adoptionRetry);
+  }
+
+  /** How often a report awaiting adoption looks for its resource again; 10 seconds by default. */
+  public KyvernoInput withAdoptionRetry(Duration retry) {
+    return new KyvernoInput(lifecycle, adoptionGrace, positive("adoptionRetry", retry));
+  }
+
+  public Lifecycle lifecycle() {
+    return lifecycle;
+  }
+
+  public Duration adoptionGrace() {
+    return adoptionGrace;
+  }
+
+  public Duration adoptionRetry() {
+    return adoptionRetry;
+  }
+
+  private static Duration positive(String what, Duration d) {
+    Objects.requireNonNull(d, what);
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(what + " must be positive, was " + d);
+    }
+    return d;
+  }
+
+  @Override
+  public String toString() {
+    return "KyvernoInput[" + lifecycle + ", adoptionGrace=" + adoptionGrace + "]";
+  }
+}

@@ -1,0 +1,516 @@
+package dev.tally.report.fabric8;
+
+import static dev.tally.report.fabric8.RealServer.auditLines;
+import static dev.tally.report.fabric8.RealServer.installCrds;
+import static dev.tally.report.fabric8.RealServer.requestsSince;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.Grouping;
+import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.ResultStatus;
+import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.kyverno.KyvernoInput;
+import dev.tally.report.fabric8.resource.PolicyReportResource;
+import dev.tally.report.fabric8.resource.ReportCodec;
+import dev.tally.testenv.Await;
+import dev.tally.testenv.RealKubernetes;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Tally in place of Kyverno's reports controller, on the real control plane: a scenario scripted as
+ * Kyverno writes its intermediate reports (labels, annotations, owners and results as Kyverno's
+ * code sets them; see the samples' README), driving an aggregator that runs as a service account
+ * bound only to the shipped {@code tally-kyverno-aggregator} role. After every step it asserts the
+ * per-resource reports in Kyverno's layout, that no intermediate report is left in etcd, and what
+ * the aggregator's requests were, from the API server's audit log.
+ */
+@ExtendWith(RealKubernetes.class)
+class RealKyvernoTest {
+  static final List<String> KYVERNO_CRDS =
+      List.of(
+          "reports.kyverno.io_ephemeralreports.v1.yaml",
+          "reports.kyverno.io_clusterephemeralreports.v1.yaml");
+
+  private static final long T0 = 1_780_000_000L;
+
+  @Test
+  void tallyAggregatesKyvernosIntermediateReportsIntoKyvernosLayoutAndLeavesNoStaleResults(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    installKyvernoCrds(admin);
+    installKyvernoRole(admin);
+    String ns = cluster.namespace();
+    KubernetesClient account = cluster.serviceAccount("aggregator", "tally-kyverno-aggregator");
+    CountingMetrics metrics = new CountingMetrics();
+    List<String> steps = new ArrayList<>();
+
+    try (AggregatorController controller = kyvernoController(account, metrics).start()) {
+      Await.until("the aggregator has rebuilt", controller::isRebuilt);
+
+      // 1. admission of a Pod being created: the report names it without a uid (no owner yet)
+      long mark = auditLines(cluster);
+      admin
+          .resource(
+              admissionReport(
+                  ns,
+                  "req-1",
+                  "Pod",
+                  "",
+                  "v1",
+                  "web",
+                  null,
+                  T0,
+                  Map.of(
+                      "require-labels",
+                      List.of(
+                          result("require-labels", "check-team", "fail", T0),
+                          result("require-labels", "check-owner", "fail", T0)))))
+          .create();
+      Pod web = MockCluster.pod(admin, ns, "web");
+      String webUid = web.getMetadata().getUid();
+      Await.until("the pod's report is written", () -> report(admin, ns, webUid).isPresent());
+      awaitNoIntermediateReports(admin, ns);
+      AggregateReport webReport = report(admin, ns, webUid).orElseThrow();
+      assertThat(webReport.labels())
+          .as("Kyverno's layout: one label")
+          .isEqualTo(Map.of(WireNames.MANAGED_BY_LABEL, "kyverno"));
+      assertThat(webReport.scope().orElseThrow().uid()).isEqualTo(webUid);
+      assertThat(webReport.owner().orElseThrow().uid()).isEqualTo(webUid);
+      assertThat(statuses(webReport))
+          .containsExactly(
+              Map.entry("require-labels/check-owner", ResultStatus.FAIL),
+              Map.entry("require-labels/check-team", ResultStatus.FAIL));
+      steps.add("admission (create, adopted): " + writes(cluster, mark, ns));
+
+      // 2. a Deployment admitted with its uid known (an update), passing
+      Deployment api =
+          admin
+              .resource(
+                  new DeploymentBuilder()
+                      .withNewMetadata()
+                      .withName("api")
+                      .withNamespace(ns)
+                      .endMetadata()
+                      .withNewSpec()
+                      .withNewSelector()
+                      .addToMatchLabels("app", "api")
+                      .endSelector()
+                      .withNewTemplate()
+                      .withNewMetadata()
+                      .addToLabels("app", "api")
+                      .endMetadata()
+                      .withNewSpec()
+                      .addNewContainer()
+                      .withName("api")
+                      .withImage("registry.example/api:1.0")
+                      .endContainer()
+                      .endSpec()
+                      .endTemplate()
+                      .endSpec()
+                      .build())
+              .create();
+      String apiUid = api.getMetadata().getUid();
+      mark = auditLines(cluster);
+      admin
+          .resource(
+              admissionReport(
+                  ns,
+                  "req-2",
+                  "Deployment",
+                  "apps",
+                  "v1",
+                  "api",
+                  apiUid,
+                  T0 + 5,
+                  Map.of(
+                      "disallow-latest-tag",
+                      List.of(result("disallow-latest-tag", "autogen-check-tag", "pass", T0 + 5)))))
+          .create();
+      Await.until(
+          "the deployment's report is written", () -> report(admin, ns, apiUid).isPresent());
+      awaitNoIntermediateReports(admin, ns);
+      var perEvent = requestsSince(cluster, mark, ns);
+      assertThat(perEvent.get("aggregator"))
+          .as("an admission event that changes a report: one write and one delete, %s", perEvent)
+          .isEqualTo(2);
+      steps.add("admission (update, changed): " + perEvent);
+
+      // 3. the same verdict again: no report is written; only the intermediate report is deleted
+      mark = auditLines(cluster);
+      admin
+          .resource(
+              admissionReport(
+                  ns,
+                  "req-3",
+                  "Deployment",
+                  "apps",
+                  "v1",
+                  "api",
+                  apiUid,
+                  T0 + 10,
+                  Map.of(
+                      "disallow-latest-tag",
+                      List.of(
+                          result("disallow-latest-tag", "autogen-check-tag", "pass", T0 + 10)))))
+          .create();
+      awaitDeletedCount(metrics, 3);
+      awaitNoIntermediateReports(admin, ns);
+      var unchanged = requestsSince(cluster, mark, ns);
+      assertThat(
+              unchanged.getOrDefault("aggregator update policyreports", 0)
+                  + unchanged.getOrDefault("aggregator create policyreports", 0))
+          .as("no report write when nothing changed, %s", unchanged)
+          .isZero();
+      assertThat(unchanged.get("aggregator")).as("only the delete, %s", unchanged).isEqualTo(1);
+      steps.add("admission (update, unchanged): " + unchanged);
+
+      // 4. the Pod is fixed: the background scan evaluates require-labels again; check-team
+      // passes and check-owner no longer applies (no result). Kyverno's union keeps the old
+      // check-owner fail; Tally's coverage retracts it.
+      mark = auditLines(cluster);
+      admin
+          .resource(
+              backgroundReport(
+                  ns,
+                  web,
+                  T0 + 20,
+                  Map.of(
+                      "require-labels",
+                      List.of(result("require-labels", "check-team", "pass", T0 + 20)))))
+          .create();
+      Await.until(
+          "the fixed pod shows pass and no stale fail",
+          () ->
+              report(admin, ns, webUid)
+                  .map(RealKyvernoTest::statuses)
+                  .orElse(Map.of())
+                  .equals(Map.of("require-labels/check-team", ResultStatus.PASS)));
+      awaitNoIntermediateReports(admin, ns);
+      steps.add("background scan after a fix: " + writes(cluster, mark, ns));
+
+      // 5. a restart: the aggregator seeds itself from the reports and writes nothing
+      controller.close();
+    }
+    long restartMark = auditLines(cluster);
+    try (AggregatorController controller = kyvernoController(account, metrics).start()) {
+      Await.until("the new aggregator has rebuilt", controller::isRebuilt);
+      var restart = requestsSince(cluster, restartMark, ns);
+      assertThat(restart.get("aggregator")).as("a restart writes nothing, %s", restart).isZero();
+      steps.add("restart: " + restart);
+
+      // its state came from the reports: a new admission result joins the seeded one
+      String webUid = admin.pods().inNamespace(ns).withName("web").get().getMetadata().getUid();
+      String apiUid =
+          admin.apps().deployments().inNamespace(ns).withName("api").get().getMetadata().getUid();
+      admin
+          .resource(
+              admissionReport(
+                  ns,
+                  "req-4",
+                  "Pod",
+                  "",
+                  "v1",
+                  "web",
+                  webUid,
+                  T0 + 30,
+                  Map.of(
+                      "disallow-latest-tag",
+                      List.of(
+                          result("disallow-latest-tag", "autogen-check-tag", "fail", T0 + 30)))))
+          .create();
+      Await.until(
+          "the seeded result and the new one are both in the report",
+          () ->
+              report(admin, ns, webUid)
+                  .map(RealKyvernoTest::statuses)
+                  .orElse(Map.of())
+                  .equals(
+                      Map.of(
+                          "disallow-latest-tag/autogen-check-tag",
+                          ResultStatus.FAIL,
+                          "require-labels/check-team",
+                          ResultStatus.PASS)));
+      awaitNoIntermediateReports(admin, ns);
+
+      // 6. the Pod is deleted: the garbage collector removes its report, and the aggregator,
+      // seeing it vanish with its resource, does not write it again
+      admin.pods().inNamespace(ns).withName("web").withGracePeriod(0).delete();
+      Await.until(
+          "the pod's report is collected",
+          () -> report(admin, ns, webUid).isEmpty(),
+          Duration.ofSeconds(120));
+      controller.resyncNow().get(60, TimeUnit.SECONDS);
+      controller.resyncNow().get(60, TimeUnit.SECONDS);
+      assertThat(report(admin, ns, webUid))
+          .as("the deleted pod's report is not rewritten")
+          .isEmpty();
+      assertThat(controller.desired().get(60, TimeUnit.SECONDS))
+          .extracting(r -> r.ref().name())
+          .containsExactly(apiUid);
+      awaitNoIntermediateReports(admin, ns);
+    }
+    System.out.println(
+        "Kyverno scenario, aggregator requests (audit log):\n  " + String.join("\n  ", steps));
+  }
+
+  /**
+   * An admission report about a resource that never appears is deleted after the grace, counted,
+   * and leaves nothing behind.
+   */
+  @Test
+  void anAdmissionReportWhoseResourceNeverAppearsIsDeletedAfterTheGrace(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    installKyvernoCrds(admin);
+    installKyvernoRole(admin);
+    String ns = cluster.namespace();
+    KubernetesClient account = cluster.serviceAccount("aggregator", "tally-kyverno-aggregator");
+    CountingMetrics metrics = new CountingMetrics();
+    try (AggregatorController controller =
+        kyvernoController(account, metrics, Duration.ofSeconds(2)).start()) {
+      Await.until("the aggregator has rebuilt", controller::isRebuilt);
+      admin
+          .resource(
+              admissionReport(
+                  ns,
+                  "req-x",
+                  "Pod",
+                  "",
+                  "v1",
+                  "never",
+                  null,
+                  T0,
+                  Map.of(
+                      "require-labels",
+                      List.of(result("require-labels", "check-team", "fail", T0)))))
+          .create();
+      Await.until("the report is expired", () -> metrics.expired >= 1, Duration.ofSeconds(60));
+      awaitNoIntermediateReports(admin, ns);
+      assertThat(admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems())
+          .isEmpty();
+    }
+  }
+
+  // ------------------------------------------------------------------------------------ helpers
+
+  static AggregatorController kyvernoController(KubernetesClient client, CountingMetrics metrics) {
+    return kyvernoController(client, metrics, Duration.ofSeconds(30));
+  }
+
+  static AggregatorController kyvernoController(
+      KubernetesClient client, CountingMetrics metrics, Duration grace) {
+    return AggregatorController.builder(client)
+        .aggregator(
+            () -> ReportAggregator.builder().grouping(Grouping.kyvernoPerResource()).build())
+        .input(
+            KyvernoInput.deleteAfterMerge()
+                .withAdoptionRetry(Duration.ofMillis(200))
+                .withAdoptionGrace(grace))
+        .flushWindow(Duration.ZERO)
+        .metrics(metrics)
+        .build();
+  }
+
+  static synchronized void installKyvernoCrds(KubernetesClient admin) {
+    for (String file : KYVERNO_CRDS) {
+      var crd = Serialization.unmarshal(TestResources.crd(file), CustomResourceDefinition.class);
+      admin.resource(crd).createOr(existing -> existing.update());
+    }
+    Await.until(
+        "Kyverno's intermediate reports are served",
+        () -> {
+          try {
+            admin.genericKubernetesResources(KyvernoReportsInput.EPHEMERAL).inAnyNamespace().list();
+            admin.genericKubernetesResources(KyvernoReportsInput.CLUSTER_EPHEMERAL).list();
+            return true;
+          } catch (RuntimeException e) {
+            return false;
+          }
+        },
+        Duration.ofSeconds(60));
+  }
+
+  static void installKyvernoRole(KubernetesClient admin) {
+    for (HasMetadata role :
+        admin
+            .load(
+                new java.io.ByteArrayInputStream(
+                    TallyResources.kyvernoRbacYaml()
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+            .items()) {
+      admin.resource(role).createOr(existing -> existing.update());
+    }
+  }
+
+  static Map<String, Object> result(String policy, String rule, String status, long seconds) {
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("source", "kyverno");
+    r.put("policy", policy);
+    r.put("rule", rule);
+    r.put("result", status);
+    r.put("message", "rule " + rule + " " + status + "ed");
+    r.put("scored", true);
+    r.put("timestamp", Map.of("seconds", seconds, "nanos", 0));
+    r.put("properties", Map.of("process", "admission review"));
+    return r;
+  }
+
+  /**
+   * An admission report as Kyverno's webhook writes it: no owner; the uid label only when the
+   * request knew the object's uid.
+   */
+  static GenericKubernetesResource admissionReport(
+      String ns,
+      String requestUid,
+      String kind,
+      String group,
+      String version,
+      String name,
+      @Nullable String uid,
+      long seconds,
+      Map<String, List<Map<String, Object>>> resultsByPolicy) {
+    Map<String, String> labels = new TreeMap<>();
+    labels.put("app.kubernetes.io/managed-by", "kyverno");
+    labels.put("audit.kyverno.io/source", "admission");
+    labels.put("audit.kyverno.io/resource.group", group);
+    labels.put("audit.kyverno.io/resource.version", version);
+    labels.put("audit.kyverno.io/resource.kind", kind);
+    String plural = kind.toLowerCase(java.util.Locale.ROOT) + "s";
+    labels.put(
+        "audit.kyverno.io/resource.gvr",
+        group.isEmpty() ? plural + "." + version : plural + "." + version + "." + group);
+    if (uid != null) {
+      labels.put("audit.kyverno.io/resource.uid", uid);
+    }
+    return report(ns, requestUid + "-r", labels, name, null, seconds, resultsByPolicy);
+  }
+
+  /** A background-scan report as Kyverno writes it: owned by the resource, with its uid. */
+  static GenericKubernetesResource backgroundReport(
+      String ns, Pod pod, long seconds, Map<String, List<Map<String, Object>>> resultsByPolicy) {
+    Map<String, String> labels = new TreeMap<>();
+    labels.put("app.kubernetes.io/managed-by", "kyverno");
+    labels.put("audit.kyverno.io/source", "background-scan");
+    labels.put("audit.kyverno.io/resource.group", "");
+    labels.put("audit.kyverno.io/resource.version", "v1");
+    labels.put("audit.kyverno.io/resource.kind", "Pod");
+    labels.put("audit.kyverno.io/resource.uid", pod.getMetadata().getUid());
+    labels.put("audit.kyverno.io/resource.hash", "0123456789abcdef0123456789abcdef");
+    return report(
+        ns,
+        pod.getMetadata().getUid() + "-b",
+        labels,
+        pod.getMetadata().getName(),
+        pod,
+        seconds,
+        resultsByPolicy);
+  }
+
+  private static GenericKubernetesResource report(
+      String ns,
+      String name,
+      Map<String, String> labels,
+      String resourceName,
+      @Nullable Pod owner,
+      long seconds,
+      Map<String, List<Map<String, Object>>> resultsByPolicy) {
+    List<Object> results = new ArrayList<>();
+    for (var e : new TreeMap<>(resultsByPolicy).entrySet()) {
+      labels.put("cpol.kyverno.io/" + e.getKey(), "1");
+      results.addAll(e.getValue());
+    }
+    Map<String, Object> meta = new LinkedHashMap<>();
+    meta.put("name", name);
+    meta.put("namespace", ns);
+    meta.put("labels", labels);
+    Map<String, String> annotations = new TreeMap<>();
+    annotations.put("audit.kyverno.io/resource.namespace", ns);
+    annotations.put("audit.kyverno.io/resource.name", resourceName);
+    if (owner != null) {
+      annotations.put(
+          "audit.kyverno.io/last-scan-time", java.time.Instant.ofEpochSecond(seconds).toString());
+      meta.put(
+          "ownerReferences",
+          List.of(
+              Map.of(
+                  "apiVersion",
+                  "v1",
+                  "kind",
+                  "Pod",
+                  "name",
+                  owner.getMetadata().getName(),
+                  "uid",
+                  owner.getMetadata().getUid())));
+    }
+    meta.put("annotations", annotations);
+    Map<String, Object> object = new LinkedHashMap<>();
+    object.put("apiVersion", "reports.kyverno.io/v1");
+    object.put("kind", "EphemeralReport");
+    object.put("metadata", meta);
+    object.put(
+        "spec",
+        Map.of(
+            "owner", Map.of("apiVersion", "", "kind", "", "name", "", "uid", ""),
+            "results", results,
+            "summary", Map.of()));
+    return Serialization.unmarshal(Serialization.asJson(object), GenericKubernetesResource.class);
+  }
+
+  static Optional<AggregateReport> report(KubernetesClient admin, String ns, String uid) {
+    PolicyReportResource r =
+        admin.resources(PolicyReportResource.class).inNamespace(ns).withName(uid).get();
+    return r == null ? Optional.empty() : Optional.of(ReportCodec.decode(r));
+  }
+
+  static Map<String, ResultStatus> statuses(AggregateReport report) {
+    Map<String, ResultStatus> out = new TreeMap<>();
+    for (Result r : report.results()) {
+      out.put(r.policy() + "/" + r.rule(), r.status());
+    }
+    return out;
+  }
+
+  static void awaitNoIntermediateReports(KubernetesClient admin, String ns) {
+    Await.until(
+        "no intermediate report is left in etcd",
+        () ->
+            admin
+                .genericKubernetesResources(KyvernoReportsInput.EPHEMERAL)
+                .inNamespace(ns)
+                .list()
+                .getItems()
+                .isEmpty(),
+        Duration.ofSeconds(60));
+  }
+
+  static void awaitDeletedCount(CountingMetrics metrics, int count) {
+    Await.until(count + " intermediate reports deleted", () -> metrics.deleted >= count);
+  }
+
+  private static Map<String, Integer> writes(RealKubernetes.Cluster cluster, long mark, String ns)
+      throws java.io.IOException {
+    return requestsSince(cluster, mark, ns);
+  }
+}
