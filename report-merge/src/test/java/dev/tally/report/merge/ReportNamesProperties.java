@@ -7,6 +7,7 @@ import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
@@ -87,6 +88,95 @@ class ReportNamesProperties {
 
     assertThat(next.creates()).hasSize(2);
     assertThat(a.aggregates()).extracting(r -> r.ref().name()).doesNotHaveDuplicates();
+  }
+
+  /** Kyverno's layout: every name is a valid DNS-1123 subdomain, its partitions' names too. */
+  @Test
+  void everyKyvernoLayoutNameIsAValidDns1123Subdomain() {
+    Fixtures.theory()
+        .forAll(
+            strings().allPossible().ofLengthBetween(1, 400),
+            strings().ascii().ofLengthBetween(0, 40))
+        .checkAssert(
+            (uid, suffix) -> {
+              String hex =
+                  suffix.isEmpty() ? "" : Long.toHexString(suffix.hashCode() & 0xffffffffL);
+              String name =
+                  ReportNames.partition(
+                      ReportNames.base(ReportLayout.KYVERNO, "kyverno", uid), hex);
+              assertThat(name).matches(DNS_SUBDOMAIN);
+              assertThat(name.length()).isLessThanOrEqualTo(253);
+            });
+  }
+
+  /**
+   * Kyverno's layout: a uid that is a plain name is the name, and distinct uids get distinct names,
+   * over arbitrary strings and over uid-like ones (lower-case hex and '-', some of them ending like
+   * a digest, some too long).
+   */
+  @Test
+  void inKyvernosLayoutAPlainUidIsTheNameAndDistinctUidsGetDistinctNames() {
+    var uidLike =
+        strings().betweenCodePoints('-', 'f').ofLengthBetween(1, 200).map(KyvernoNames::uidLike);
+    Fixtures.theory()
+        .forAll(
+            strings().allPossible().ofLengthBetween(1, 300).mix(uidLike),
+            strings().allPossible().ofLengthBetween(1, 300).mix(uidLike))
+        .checkAssert(
+            (a, b) -> {
+              String nameA = ReportNames.base(ReportLayout.KYVERNO, "kyverno", a);
+              String nameB = ReportNames.base(ReportLayout.KYVERNO, "kyverno", b);
+              if (!a.equals(b)) {
+                assertThat(nameA).isNotEqualTo(nameB);
+              }
+              if (KyvernoNames.plain(a)) {
+                assertThat(nameA).isEqualTo(a);
+              } else {
+                assertThat(nameA).startsWith("tally-kyverno-").matches(".*-[0-9a-f]{32}");
+              }
+            });
+  }
+
+  /** A uid made to look like another uid's digested name gets a name of its own. */
+  @Test
+  void inKyvernosLayoutAUidCannotTakeTheNameOfAUidWhoseNameWasDigested() {
+    String digested = ReportNames.base(ReportLayout.KYVERNO, "kyverno", "Web-0");
+    assertThat(digested).startsWith("tally-kyverno-web-0-");
+    assertThat(ReportNames.base(ReportLayout.KYVERNO, "kyverno", digested)).isNotEqualTo(digested);
+    String tooLong = "a".repeat(ReportNames.MAX_BASE + 1);
+    assertThat(ReportNames.base(ReportLayout.KYVERNO, "kyverno", tooLong)).isNotEqualTo(tooLong);
+    String maxLong = "a".repeat(ReportNames.MAX_BASE);
+    assertThat(ReportNames.base(ReportLayout.KYVERNO, "kyverno", maxLong)).isEqualTo(maxLong);
+  }
+
+  /** Test-side statement of which uids Kyverno's layout uses as names, written independently. */
+  private static final class KyvernoNames {
+    static boolean plain(String uid) {
+      if (uid.isEmpty() || uid.length() > ReportNames.MAX_BASE) {
+        return false;
+      }
+      for (char c : uid.toCharArray()) {
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) {
+          return false;
+        }
+      }
+      if (uid.startsWith("-") || uid.endsWith("-")) {
+        return false;
+      }
+      // ends like a digested name: '-' and 32 hex digits
+      return !uid.matches(".*-[0-9a-f]{32}");
+    }
+
+    /** Code points between '-' and 'f' kept only where they are uid characters: hex and '-'. */
+    static String uidLike(String s) {
+      StringBuilder sb = new StringBuilder();
+      for (char c : s.toCharArray()) {
+        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-') {
+          sb.append(c);
+        }
+      }
+      return sb.isEmpty() ? "0" : sb.toString();
+    }
   }
 
   private static PartialReport partial(String uid) {

@@ -3,13 +3,20 @@ package dev.tally.report.merge.kyverno;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.Grouping;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
+import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.ReportKind;
+import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
+import dev.tally.report.api.Summary;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.api.WireNames;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -222,5 +229,195 @@ class KyvernoMappingTest {
         .isInstanceOf(InvalidReportException.class)
         .hasMessageContaining("audit.kyverno.io/last-scan-time")
         .hasMessageContaining("yesterday");
+  }
+
+  private static final Subject WEB = Subject.of("v1", "Pod", "shop", "web-0", "uid-1");
+
+  private static Result ruleResult(String policy, String rule, ResultStatus status, long seconds) {
+    return Result.builder()
+        .source("kyverno")
+        .policy(policy)
+        .rule(rule)
+        .status(status)
+        .timestamp(Timestamp.ofSeconds(seconds))
+        .build();
+  }
+
+  /** A PolicyReport as Kyverno's reports controller writes it: no content hash. */
+  private static AggregateReport kyvernoReport(Optional<Subject> scope, List<Result> results) {
+    return new AggregateReport(
+        new ReportRef(ReportKind.POLICY_REPORT, "shop", "uid-1"),
+        Map.of(WireNames.MANAGED_BY_LABEL, WireNames.MANAGED_BY_KYVERNO),
+        scope,
+        scope,
+        Optional.empty(),
+        results,
+        Summary.of(results),
+        "");
+  }
+
+  private static ReportAggregator seeded(AggregateReport report) {
+    ReportAggregator a = ReportAggregator.builder().grouping(Grouping.kyvernoPerResource()).build();
+    KyvernoMapping.seed(report).forEach(a::apply);
+    return a;
+  }
+
+  private static List<String> verdicts(ReportAggregator a) {
+    return a.aggregates().stream()
+        .flatMap(r -> r.results().stream())
+        .map(
+            r ->
+                r.policy()
+                    + "/"
+                    + r.rule()
+                    + "="
+                    + r.status()
+                    + "@"
+                    + r.timestamp().orElseThrow().seconds())
+        .sorted()
+        .toList();
+  }
+
+  @Test
+  void aReportSeedsOnePartialReportPerPolicyObservedAtItsLatestResult() {
+    Result labelsCheck = ruleResult("require-labels", "check", ResultStatus.FAIL, 50);
+    Result labelsAutogen = ruleResult("require-labels", "autogen-check", ResultStatus.PASS, 70);
+    Result latest = ruleResult("disallow-latest", "check", ResultStatus.PASS, 60);
+    Result untimed =
+        Result.builder()
+            .source("KyvernoValidatingPolicy")
+            .policy("check-image")
+            .status(ResultStatus.WARN)
+            .build();
+
+    List<PartialReport> seeds =
+        KyvernoMapping.seed(
+            kyvernoReport(Optional.of(WEB), List.of(labelsCheck, latest, untimed, labelsAutogen)));
+
+    assertThat(seeds)
+        .extracting(PartialReport::coverage)
+        .containsExactly(
+            java.util.Set.of(CoverageKey.of("KyvernoValidatingPolicy", "check-image")),
+            java.util.Set.of(CoverageKey.of("kyverno", "disallow-latest")),
+            java.util.Set.of(CoverageKey.of("kyverno", "require-labels")));
+    assertThat(seeds).allSatisfy(p -> assertThat(p.producer()).isEqualTo("kyverno/report"));
+    assertThat(seeds).allSatisfy(p -> assertThat(p.subject()).isEqualTo(WEB));
+    assertThat(seeds)
+        .extracting(PartialReport::observedAt)
+        .containsExactly(Timestamp.EPOCH, Timestamp.ofSeconds(60), Timestamp.ofSeconds(70));
+    assertThat(seeds.get(2).results()).containsExactlyInAnyOrder(labelsCheck, labelsAutogen);
+    assertThat(KyvernoMapping.SEED_PRODUCER).isEqualTo("kyverno/report");
+  }
+
+  @Test
+  void aSeededAggregatorWritesBackWhatTheReportHeld() {
+    ReportAggregator original =
+        ReportAggregator.builder().grouping(Grouping.kyvernoPerResource()).build();
+    original.apply(
+        PartialReport.builder()
+            .producer("kyverno/background-scan")
+            .subject(WEB)
+            .results(
+                List.of(
+                    ruleResult("require-labels", "check", ResultStatus.FAIL, 50),
+                    ruleResult("disallow-latest", "check", ResultStatus.PASS, 50)))
+            .observedAt(Timestamp.ofSeconds(50))
+            .build());
+    AggregateReport written = original.aggregates().get(0);
+
+    ReportAggregator rebuilt = seeded(written.withContentHash(""));
+
+    assertThat(rebuilt.aggregates()).isEqualTo(original.aggregates());
+    assertThat(rebuilt.resync(List.of(written)).isEmpty()).isTrue();
+  }
+
+  @Test
+  void anEmptyReportSeedsNothing() {
+    assertThat(KyvernoMapping.seed(kyvernoReport(Optional.of(WEB), List.of()))).isEmpty();
+  }
+
+  @Test
+  void aReportWithoutScopeOrScopeUidIsRefusedNamingTheField() {
+    List<Result> results = List.of(ruleResult("p", "r", ResultStatus.PASS, 1));
+    assertThatThrownBy(() -> KyvernoMapping.seed(kyvernoReport(Optional.empty(), results)))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessageContaining("scope");
+    assertThatThrownBy(
+            () ->
+                KyvernoMapping.seed(
+                    kyvernoReport(
+                        Optional.of(Subject.of("v1", "Pod", "shop", "web-0", "")), results)))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessageContaining("scope.uid");
+  }
+
+  @Test
+  void aLaterIntermediateReportForTheSamePolicyWinsOverTheSeed() {
+    ReportAggregator a =
+        seeded(
+            kyvernoReport(
+                Optional.of(WEB),
+                List.of(
+                    ruleResult("require-labels", "check", ResultStatus.FAIL, 50),
+                    ruleResult("disallow-latest", "check", ResultStatus.FAIL, 50))));
+
+    a.apply(ready(intermediate("admission", 60, "require-labels", ResultStatus.PASS)));
+
+    assertThat(verdicts(a))
+        .containsExactly("disallow-latest/check=fail@50", "require-labels/check=pass@60");
+  }
+
+  @Test
+  void anOlderIntermediateReportDoesNotWinOverTheSeed() {
+    ReportAggregator a =
+        seeded(
+            kyvernoReport(
+                Optional.of(WEB),
+                List.of(ruleResult("require-labels", "check", ResultStatus.FAIL, 50))));
+
+    a.apply(ready(intermediate("admission", 40, "require-labels", ResultStatus.PASS)));
+
+    assertThat(verdicts(a)).containsExactly("require-labels/check=fail@50");
+  }
+
+  @Test
+  void aLaterBackgroundScanThatCoversThePolicyWithoutAResultRetractsTheSeededResult() {
+    ReportAggregator a =
+        seeded(
+            kyvernoReport(
+                Optional.of(WEB),
+                List.of(
+                    ruleResult("require-labels", "check", ResultStatus.FAIL, 50),
+                    ruleResult("disallow-latest", "check", ResultStatus.FAIL, 50))));
+    Map<String, String> labels = podLabels("background-scan");
+    labels.put("cpol.kyverno.io/require-labels", "1");
+
+    a.apply(
+        ready(
+            new IntermediateReport(
+                "shop",
+                "uid-1-scan",
+                labels,
+                podAnnotations(),
+                Optional.of("uid-1"),
+                Optional.of(Timestamp.ofSeconds(60)),
+                List.of())));
+
+    assertThat(verdicts(a)).containsExactly("disallow-latest/check=fail@50");
+  }
+
+  /** An admission report about web-0 with one result of {@code policy}'s rule check. */
+  private static IntermediateReport intermediate(
+      String source, long seconds, String policy, ResultStatus status) {
+    Map<String, String> labels = podLabels(source);
+    labels.put("cpol.kyverno.io/" + policy, "1");
+    return new IntermediateReport(
+        "shop",
+        "uid-1-" + seconds,
+        labels,
+        podAnnotations(),
+        Optional.of("uid-1"),
+        Optional.of(Timestamp.ofSeconds(seconds)),
+        List.of(ruleResult(policy, "check", status, seconds)));
   }
 }

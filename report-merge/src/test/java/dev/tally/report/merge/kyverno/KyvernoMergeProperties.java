@@ -94,6 +94,55 @@ class KyvernoMergeProperties {
     assertThat(staleSeen.get()).as("the examples include stale results").isPositive();
   }
 
+  /**
+   * Seeding from the per-resource reports loses nothing: for any sequence of intermediate reports
+   * and any point in it, an aggregator seeded from the reports written after the prefix (as
+   * Kyverno's readers see them: no content hash) and then given the rest aggregates exactly what
+   * one given the whole sequence does, names, labels and content hashes included.
+   */
+  @Test
+  void seedingFromThePerResourceReportsOfAPrefixThenTheRestEqualsTheWholeSequence() {
+    AtomicLong seededResults = new AtomicLong();
+    QuickTheory.qt()
+        .withFixedSeed(SEED)
+        .withExamples(EXAMPLES)
+        .forAll(SourceDSL.longs().all())
+        .checkAssert(
+            seed -> {
+              Random random = new Random(seed);
+              List<Scan> scans = scans(random);
+              int cut = random.nextInt(scans.size() + 1);
+              ReportAggregator whole = kyvernoLayout();
+              ReportAggregator prefix = kyvernoLayout();
+              for (int i = 0; i < scans.size(); i++) {
+                if (KyvernoMapping.map(intermediate(scans.get(i)))
+                    instanceof KyvernoMapping.Outcome.Ready ready) {
+                  whole.apply(ready.partial());
+                  if (i < cut) {
+                    prefix.apply(ready.partial());
+                  }
+                }
+              }
+              ReportAggregator rebuilt = kyvernoLayout();
+              for (AggregateReport written : prefix.aggregates()) {
+                seededResults.addAndGet(written.results().size());
+                KyvernoMapping.seed(written.withContentHash("")).forEach(rebuilt::apply);
+              }
+              for (Scan s : scans.subList(cut, scans.size())) {
+                if (KyvernoMapping.map(intermediate(s))
+                    instanceof KyvernoMapping.Outcome.Ready ready) {
+                  rebuilt.apply(ready.partial());
+                }
+              }
+              assertThat(rebuilt.aggregates()).isEqualTo(whole.aggregates());
+            });
+    assertThat(seededResults.get()).as("the examples seed results").isPositive();
+  }
+
+  private static ReportAggregator kyvernoLayout() {
+    return ReportAggregator.builder().grouping(Grouping.kyvernoPerResource()).build();
+  }
+
   /** 1 to 12 reports about 1 to 3 Pods, one second apart, each evaluating some policies. */
   private static List<Scan> scans(Random r) {
     int pods = 1 + r.nextInt(3);
