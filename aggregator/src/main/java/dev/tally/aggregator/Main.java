@@ -147,8 +147,9 @@ public final class Main {
     }
 
     LOG.info(
-        "starting against {}: grouping {}, format {}, {}",
+        "starting against {}: input {}, grouping {}, format {}, {}",
         server,
+        options.kyverno == null ? "tally" : "kyverno (" + options.kyverno + ")",
         options.groupingName,
         options.format.name().toLowerCase(java.util.Locale.ROOT),
         election == null

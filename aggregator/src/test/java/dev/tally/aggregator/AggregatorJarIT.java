@@ -172,7 +172,7 @@ class AggregatorJarIT {
   }
 
   /** A kubeconfig for the service account's token, as a user would write one. */
-  private static Path kubeconfigFor(
+  static Path kubeconfigFor(
       RealKubernetes.Cluster cluster, KubernetesClient account, Path file) throws IOException {
     String token = account.getConfiguration().getOauthToken();
     String ca = cluster.env().adminConfig().getCaCertData();
@@ -294,7 +294,7 @@ class AggregatorJarIT {
         .toList();
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.tally.report.api.ReportFormat;
+import dev.tally.report.api.ReportLayout;
+import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +20,9 @@ class OptionsTest {
       List.of(
           "--kubeconfig",
           "--context",
+          "--input",
+          "--intermediate-reports",
+          "--adoption-grace",
           "--grouping",
           "--format",
           "--server-side-apply",
@@ -70,6 +75,47 @@ class OptionsTest {
     assertThat(o.qps).isEqualTo(20.0);
     assertThat(o.burst).isEqualTo(40);
     assertThat(o.serverSideApply).isFalse();
+    assertThat(o.kyverno).isNull();
+  }
+
+  @Test
+  void kyvernoInputDeletesMergedReportsAndWritesKyvernosLayoutByDefault() {
+    Options o = Options.parse("--input", "kyverno");
+    assertThat(o.kyverno).isNotNull();
+    assertThat(o.kyverno.lifecycle()).isEqualTo(KyvernoInput.Lifecycle.DELETE_AFTER_MERGE);
+    assertThat(o.kyverno.adoptionGrace()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(o.groupingName).isEqualTo("kyverno");
+    assertThat(o.grouping.layout()).isEqualTo(ReportLayout.KYVERNO);
+
+    Options keep =
+        Options.parse(
+            "--input=kyverno",
+            "--intermediate-reports=keep",
+            "--adoption-grace=30s",
+            "--grouping=per-namespace");
+    assertThat(keep.kyverno.lifecycle()).isEqualTo(KyvernoInput.Lifecycle.KEEP);
+    assertThat(keep.kyverno.adoptionGrace()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(keep.grouping.id()).isEqualTo("namespace");
+  }
+
+  @Test
+  void kyvernoFlagsAreRefusedNamingTheFlagAndTheReason() {
+    assertThat(refusal("--input", "gatekeeper"))
+        .isEqualTo("--input: unknown input 'gatekeeper', expected tally or kyverno");
+    assertThat(refusal("--intermediate-reports", "keep"))
+        .isEqualTo("--intermediate-reports: applies only with --input kyverno");
+    assertThat(refusal("--adoption-grace", "1m"))
+        .isEqualTo("--adoption-grace: applies only with --input kyverno");
+    assertThat(refusal("--input", "kyverno", "--intermediate-reports", "sometimes"))
+        .isEqualTo(
+            "--intermediate-reports: unknown lifecycle 'sometimes', expected delete or keep");
+    assertThat(refusal("--input", "kyverno", "--grouping", "per-namespace"))
+        .startsWith("--grouping: must be kyverno with --input kyverno and --intermediate-reports");
+  }
+
+  private static String refusal(String... args) {
+    return catchThrowableOfType(() -> Options.parse(args), Options.UsageException.class)
+        .getMessage();
   }
 
   @Test

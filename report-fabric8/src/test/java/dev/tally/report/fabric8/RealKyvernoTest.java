@@ -313,6 +313,112 @@ class RealKyvernoTest {
     }
   }
 
+  /**
+   * {@link KyvernoInput.Lifecycle#KEEP}: the intermediate reports are the state. Adoption writes the
+   * uid label and owner reference onto an admission report, as Kyverno does; a ClusterEphemeralReport
+   * about a Namespace becomes a ClusterPolicyReport named by its uid; deleting the Pod lets the
+   * garbage collector remove its reports, and the aggregator retracts its results.
+   */
+  @Test
+  void keptIntermediateReportsAreAdoptedCollectedWithTheirResourceAndRetracted(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    installKyvernoCrds(admin);
+    installKyvernoRole(admin);
+    String ns = cluster.namespace();
+    KubernetesClient account = cluster.serviceAccount("aggregator", "tally-kyverno-aggregator");
+    CountingMetrics metrics = new CountingMetrics();
+    try (AggregatorController controller =
+        AggregatorController.builder(account)
+            .aggregator(
+                () -> ReportAggregator.builder().grouping(Grouping.kyvernoPerResource()).build())
+            .input(KyvernoInput.keep().withAdoptionRetry(Duration.ofMillis(200)))
+            .flushWindow(Duration.ZERO)
+            .metrics(metrics)
+            .build()
+            .start()) {
+      Await.until("the aggregator has rebuilt", controller::isRebuilt);
+      admin
+          .resource(
+              admissionReport(ns, "req-k", "Pod", "", "v1", "kept", null, T0,
+                  Map.of("require-labels",
+                      List.of(result("require-labels", "check-team", "fail", T0)))))
+          .create();
+      Pod kept = MockCluster.pod(admin, ns, "kept");
+      String uid = kept.getMetadata().getUid();
+      Await.until("the pod's report is written", () -> report(admin, ns, uid).isPresent());
+      var adopted =
+          admin.genericKubernetesResources(KyvernoReportsInput.EPHEMERAL).inNamespace(ns)
+              .withName("req-k-r").get();
+      assertThat(adopted.getMetadata().getLabels())
+          .containsEntry("audit.kyverno.io/resource.uid", uid);
+      assertThat(adopted.getMetadata().getOwnerReferences())
+          .singleElement()
+          .satisfies(o -> assertThat(o.getUid()).isEqualTo(uid));
+
+      // a cluster-scoped resource: the test's Namespace
+      var namespace = admin.namespaces().withName(ns).get();
+      String nsUid = namespace.getMetadata().getUid();
+      admin.resource(clusterBackgroundReport(namespace, T0 + 1)).create();
+      Await.until(
+          "the namespace's ClusterPolicyReport is written",
+          () -> admin.resources(dev.tally.report.fabric8.resource.ClusterPolicyReportResource.class)
+                  .withName(nsUid).get() != null);
+      var clusterReport = ReportCodec.decode(
+          admin.resources(dev.tally.report.fabric8.resource.ClusterPolicyReportResource.class)
+              .withName(nsUid).get());
+      assertThat(clusterReport.labels()).isEqualTo(Map.of(WireNames.MANAGED_BY_LABEL, "kyverno"));
+      assertThat(clusterReport.scope().orElseThrow().kind()).isEqualTo("Namespace");
+      assertThat(metrics.deleted).as("kept, not deleted").isZero();
+
+      admin.pods().inNamespace(ns).withName("kept").withGracePeriod(0).delete();
+      awaitNoIntermediateReports(admin, ns);
+      Await.until("the pod's report is gone", () -> report(admin, ns, uid).isEmpty(),
+          Duration.ofSeconds(120));
+      controller.resyncNow().get(60, TimeUnit.SECONDS);
+      assertThat(report(admin, ns, uid)).isEmpty();
+      assertThat(controller.desired().get(60, TimeUnit.SECONDS))
+          .extracting(r -> r.ref().name())
+          .containsExactly(nsUid);
+      admin.resources(dev.tally.report.fabric8.resource.ClusterPolicyReportResource.class)
+          .withName(nsUid).delete();
+      admin.genericKubernetesResources(KyvernoReportsInput.CLUSTER_EPHEMERAL)
+          .withName(nsUid + "-b").delete();
+    }
+  }
+
+  /** A background-scan ClusterEphemeralReport about a Namespace, owned by it. */
+  static GenericKubernetesResource clusterBackgroundReport(
+      io.fabric8.kubernetes.api.model.Namespace namespace, long seconds) {
+    String uid = namespace.getMetadata().getUid();
+    Map<String, Object> object = new LinkedHashMap<>();
+    object.put("apiVersion", "reports.kyverno.io/v1");
+    object.put("kind", "ClusterEphemeralReport");
+    object.put(
+        "metadata",
+        Map.of(
+            "name", uid + "-b",
+            "labels", Map.of(
+                "app.kubernetes.io/managed-by", "kyverno",
+                "audit.kyverno.io/source", "background-scan",
+                "audit.kyverno.io/resource.group", "",
+                "audit.kyverno.io/resource.version", "v1",
+                "audit.kyverno.io/resource.kind", "Namespace",
+                "audit.kyverno.io/resource.uid", uid,
+                "cpol.kyverno.io/require-ns-owner", "1"),
+            "annotations", Map.of(
+                "audit.kyverno.io/resource.name", namespace.getMetadata().getName(),
+                "audit.kyverno.io/last-scan-time",
+                java.time.Instant.ofEpochSecond(seconds).toString()),
+            "ownerReferences", List.of(Map.of(
+                "apiVersion", "v1", "kind", "Namespace",
+                "name", namespace.getMetadata().getName(), "uid", uid))));
+    object.put(
+        "spec", Map.of("results", List.of(result("require-ns-owner", "check", "fail", seconds))));
+    return Serialization.unmarshal(Serialization.asJson(object), GenericKubernetesResource.class);
+  }
+
   // ------------------------------------------------------------------------------------ helpers
 
   static AggregatorController kyvernoController(KubernetesClient client, CountingMetrics metrics) {
