@@ -1,0 +1,586 @@
+package dev.tally.aggregator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tally.testenv.Await;
+import dev.tally.testenv.RealKubernetes;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * deploy/kyverno/ on the real API server: the CRDs of Kyverno's intermediate reports and of both
+ * report formats are installed from report-fabric8's test resources, every manifest of the folder
+ * is really created with server-side apply and {@code fieldValidation=Strict} (in a stand-in for
+ * Kyverno's namespace {@code kyverno}), and then the server's authorizer is asked, with
+ * SubjectAccessReviews, what the ServiceAccount may do: each thing the aggregator needs, and none
+ * of what it does not. A few of the allowed and refused requests are also made for real, with a
+ * token of that ServiceAccount.
+ */
+@ExtendWith(RealKubernetes.class)
+class KyvernoDeployManifestsIT {
+  private static final String NS = "kyverno";
+  private static final String ACCOUNT = "tally-kyverno-aggregator";
+  private static final String LEASE = "tally-kyverno-aggregator";
+  private static final String USER = "system:serviceaccount:" + NS + ":" + ACCOUNT;
+  private static final List<String> GROUPS =
+      List.of("system:serviceaccounts", "system:serviceaccounts:" + NS, "system:authenticated");
+
+  /** The flags the lead adds for issue 12; Options on this branch does not know them yet. */
+  private static final Set<String> KYVERNO_FLAGS =
+      Set.of("--input", "--intermediate-reports", "--adoption-grace");
+
+  private static final List<String> CRD_FILES =
+      List.of(
+          "reports.kyverno.io_ephemeralreports.v1.yaml",
+          "reports.kyverno.io_clusterephemeralreports.v1.yaml",
+          "wgpolicyk8s.io_policyreports.v1alpha2.yaml",
+          "wgpolicyk8s.io_clusterpolicyreports.v1alpha2.yaml",
+          "openreports.io_reports.v1alpha1.yaml",
+          "openreports.io_clusterreports.v1alpha1.yaml");
+
+  static Path kyvernoDir() {
+    return DeployCopiesTest.deployDir().resolve("kyverno");
+  }
+
+  @Test
+  void theManifestsAreCreatedAndGrantTheAggregatorExactlyWhatItNeeds(RealKubernetes.Cluster cluster)
+      throws Exception {
+    KubernetesClient admin = cluster.admin();
+    String team = cluster.namespace(); // where "the resources reports are about" live
+    installCrds(admin);
+    // an earlier run's namespace may still be terminating
+    Await.until(
+        "no namespace " + NS + " is terminating",
+        () -> {
+          var existing = admin.namespaces().withName(NS).get();
+          return existing == null || existing.getMetadata().getDeletionTimestamp() == null;
+        },
+        Duration.ofSeconds(120));
+    boolean createdNamespace = false;
+    if (admin.namespaces().withName(NS).get() == null) {
+      // Kyverno's namespace, which its chart creates; deploy/kyverno/ must not hold it (a
+      // "kubectl delete -f" of the folder would delete Kyverno)
+      admin
+          .namespaces()
+          .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+          .create();
+      createdNamespace = true;
+    }
+    List<GenericKubernetesResource> manifests = manifests();
+    assertThat(manifests)
+        .extracting(m -> m.getKind() + "/" + m.getMetadata().getName())
+        .containsExactlyInAnyOrder(
+            "ClusterRole/tally-kyverno-aggregator",
+            "ClusterRole/tally-kyverno-aggregator-lease",
+            "ServiceAccount/tally-kyverno-aggregator",
+            "ClusterRoleBinding/tally-kyverno-aggregator",
+            "RoleBinding/tally-kyverno-aggregator-lease",
+            "Deployment/tally-kyverno-aggregator");
+    try {
+      for (GenericKubernetesResource m : manifests) {
+        HttpResponse<String> response = apply(admin, m);
+        assertThat(response.code())
+            .as("%s %s: %s", m.getKind(), m.getMetadata().getName(), response.body())
+            .isIn(200, 201);
+        var kind = admin.genericKubernetesResources(m.getApiVersion(), m.getKind());
+        String ns = m.getMetadata().getNamespace();
+        assertThat(ns).as("%s is in Kyverno's namespace or none", m.getKind()).isIn(null, NS);
+        var resource =
+            ns == null
+                ? kind.withName(m.getMetadata().getName())
+                : kind.inNamespace(ns).withName(m.getMetadata().getName());
+        assertThat(resource.get())
+            .as("%s %s was created", m.getKind(), m.getMetadata().getName())
+            .isNotNull();
+      }
+      checkDeployment(admin);
+      checkRules(admin, team);
+      checkRealRequests(cluster, team);
+    } finally {
+      admin.rbac().clusterRoleBindings().withName(ACCOUNT).delete();
+      admin.rbac().clusterRoles().withName("tally-kyverno-aggregator").delete();
+      admin.rbac().clusterRoles().withName("tally-kyverno-aggregator-lease").delete();
+      if (createdNamespace) {
+        admin.namespaces().withName(NS).delete();
+      } else {
+        admin.apps().deployments().inNamespace(NS).withName(ACCOUNT).delete();
+        admin
+            .rbac()
+            .roleBindings()
+            .inNamespace(NS)
+            .withName("tally-kyverno-aggregator-lease")
+            .delete();
+        admin.serviceAccounts().inNamespace(NS).withName(ACCOUNT).delete();
+      }
+    }
+  }
+
+  /** The Helm values for Kyverno's chart turn off its aggregation, and nothing else. */
+  @Test
+  void theHelmValuesTurnOffOnlyKyvernosAggregation() throws IOException {
+    Map<?, ?> values =
+        Serialization.unmarshal(
+            Files.readString(kyvernoDir().resolve("kyverno-side/helm-values.yaml")), Map.class);
+    assertThat(values)
+        .isEqualTo(Map.of("features", Map.of("aggregateReports", Map.of("enabled", false))));
+  }
+
+  private static void checkDeployment(KubernetesClient admin) {
+    var deployment = admin.apps().deployments().inNamespace(NS).withName(ACCOUNT).get();
+    var pod = deployment.getSpec().getTemplate().getSpec();
+    assertThat(pod.getServiceAccountName()).isEqualTo(ACCOUNT);
+    assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+    var container = pod.getContainers().get(0);
+    assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+    assertThat(container.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+    assertThat(container.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+    List<String> args = container.getArgs();
+    assertThat(args)
+        .contains(
+            "--input=kyverno",
+            "--intermediate-reports=delete",
+            "--adoption-grace=2m",
+            "--lease-name=" + LEASE)
+        .noneMatch(a -> a.startsWith("--lease-namespace")) // the pod's, where the RoleBinding is
+        .noneMatch(a -> a.startsWith("--grouping")); // Kyverno's layout comes with --input kyverno
+    String[] known =
+        args.stream()
+            .filter(
+                a -> !KYVERNO_FLAGS.contains(a.contains("=") ? a.substring(0, a.indexOf('=')) : a))
+            .toArray(String[]::new);
+    Options options = Options.parse(known);
+    assertThat(options.leaseName).isEqualTo(LEASE);
+    assertThat(options.httpPort).isEqualTo(container.getPorts().get(0).getContainerPort());
+
+    // the Lease the aggregator uses is the one its role lets it renew
+    var leaseRole = admin.rbac().clusterRoles().withName("tally-kyverno-aggregator-lease").get();
+    assertThat(leaseRole.getRules())
+        .filteredOn(r -> !r.getResourceNames().isEmpty())
+        .flatExtracting(PolicyRule::getResourceNames)
+        .containsExactly(options.leaseName);
+  }
+
+  /** What the ServiceAccount may do, asked of the server's authorizer. */
+  private static void checkRules(KubernetesClient admin, String team) {
+    List<String> wrong = new ArrayList<>();
+    // Kyverno's intermediate reports: read, adopt (owner reference), delete; never create
+    for (String verb : List.of("get", "list", "watch", "update", "patch", "delete")) {
+      expect(admin, wrong, true, verb, "reports.kyverno.io", "ephemeralreports", team, null);
+      expect(admin, wrong, true, verb, "reports.kyverno.io", "clusterephemeralreports", null, null);
+    }
+    expect(admin, wrong, true, "list", "reports.kyverno.io", "ephemeralreports", null, null);
+    expect(admin, wrong, true, "watch", "reports.kyverno.io", "ephemeralreports", null, null);
+    expect(admin, wrong, false, "create", "reports.kyverno.io", "ephemeralreports", team, null);
+    expect(
+        admin, wrong, false, "create", "reports.kyverno.io", "clusterephemeralreports", null, null);
+    expect(
+        admin,
+        wrong,
+        false,
+        "deletecollection",
+        "reports.kyverno.io",
+        "ephemeralreports",
+        team,
+        null);
+    // the reports, in both formats
+    for (String verb : List.of("get", "list", "watch", "create", "update", "patch", "delete")) {
+      expect(admin, wrong, true, verb, "wgpolicyk8s.io", "policyreports", team, null);
+      expect(admin, wrong, true, verb, "wgpolicyk8s.io", "clusterpolicyreports", null, null);
+      expect(admin, wrong, true, verb, "openreports.io", "reports", team, null);
+      expect(admin, wrong, true, verb, "openreports.io", "clusterreports", null, null);
+    }
+    expect(admin, wrong, false, "deletecollection", "wgpolicyk8s.io", "policyreports", team, null);
+    // events
+    for (String group : List.of("", "events.k8s.io")) {
+      expect(admin, wrong, true, "create", group, "events", team, null);
+      expect(admin, wrong, true, "patch", group, "events", team, null);
+      expect(admin, wrong, false, "delete", group, "events", team, null);
+      expect(admin, wrong, false, "list", group, "events", team, null);
+    }
+    // the Lease: create in its namespace, renew only its own; nothing elsewhere
+    expect(admin, wrong, true, "create", "coordination.k8s.io", "leases", NS, null);
+    for (String verb : List.of("get", "update", "patch")) {
+      expect(admin, wrong, true, verb, "coordination.k8s.io", "leases", NS, LEASE);
+    }
+    expect(admin, wrong, false, "delete", "coordination.k8s.io", "leases", NS, LEASE);
+    expect(admin, wrong, false, "list", "coordination.k8s.io", "leases", NS, null);
+    expect(
+        admin,
+        wrong,
+        false,
+        "update",
+        "coordination.k8s.io",
+        "leases",
+        NS,
+        "kyverno-reports-controller");
+    expect(
+        admin,
+        wrong,
+        false,
+        "patch",
+        "coordination.k8s.io",
+        "leases",
+        NS,
+        "kyverno-reports-controller");
+    expect(admin, wrong, false, "create", "coordination.k8s.io", "leases", "kube-system", null);
+    expect(
+        admin,
+        wrong,
+        false,
+        "update",
+        "coordination.k8s.io",
+        "leases",
+        "kube-system",
+        "kube-controller-manager");
+    expect(admin, wrong, false, "create", "coordination.k8s.io", "leases", team, null);
+    // adoption: get, by name, any resource of any kind; never list, watch or write them
+    expect(admin, wrong, true, "get", "", "pods", team, "web-0");
+    expect(admin, wrong, true, "get", "apps", "deployments", team, "web");
+    expect(admin, wrong, true, "get", "", "namespaces", null, team);
+    expect(admin, wrong, true, "get", "example.com", "widgets", team, "w");
+    for (String verb : List.of("list", "watch", "create", "update", "patch", "delete")) {
+      expect(admin, wrong, false, verb, "", "pods", team, null);
+    }
+    expect(admin, wrong, false, "list", "", "secrets", team, null);
+    expect(admin, wrong, false, "list", "apps", "deployments", null, null);
+    expect(admin, wrong, false, "delete", "", "namespaces", null, team);
+    // Tally's own intermediate reports are not this aggregator's
+    for (String verb : List.of("list", "watch", "create", "update", "delete")) {
+      expect(admin, wrong, false, verb, "tally.dev", "partialreports", team, null);
+      expect(admin, wrong, false, verb, "tally.dev", "clusterpartialreports", null, null);
+    }
+    // no way to more rights
+    expect(
+        admin,
+        wrong,
+        false,
+        "create",
+        "rbac.authorization.k8s.io",
+        "clusterrolebindings",
+        null,
+        null);
+    expect(
+        admin, wrong, false, "escalate", "rbac.authorization.k8s.io", "clusterroles", null, null);
+    expect(admin, wrong, false, "bind", "rbac.authorization.k8s.io", "clusterroles", null, null);
+    expect(admin, wrong, false, "impersonate", "", "users", null, null);
+    expect(admin, wrong, false, "impersonate", "", "serviceaccounts", NS, null);
+    expect(admin, wrong, false, "create", "", "serviceaccounts/token", NS, ACCOUNT);
+    assertThat(wrong).as("the authorizer's answers that differ from what is expected").isEmpty();
+  }
+
+  private static void expect(
+      KubernetesClient admin,
+      List<String> wrong,
+      boolean allowed,
+      String verb,
+      String group,
+      String resource,
+      @Nullable String namespace,
+      @Nullable String name) {
+    String[] parts = resource.split("/", 2);
+    SubjectAccessReview review =
+        new SubjectAccessReviewBuilder()
+            .withNewSpec()
+            .withUser(USER)
+            .withGroups(GROUPS)
+            .withNewResourceAttributes()
+            .withVerb(verb)
+            .withGroup(group)
+            .withResource(parts[0])
+            .withSubresource(parts.length > 1 ? parts[1] : null)
+            .withNamespace(namespace)
+            .withName(name)
+            .endResourceAttributes()
+            .endSpec()
+            .build();
+    SubjectAccessReview answer = admin.authorization().v1().subjectAccessReview().create(review);
+    boolean actual = Boolean.TRUE.equals(answer.getStatus().getAllowed());
+    if (actual != allowed) {
+      wrong.add(
+          String.format(
+              "%s %s %s.%s in %s named %s: %s, expected %s",
+              USER,
+              verb,
+              resource,
+              group.isEmpty() ? "core" : group,
+              namespace == null ? "(cluster)" : namespace,
+              name == null ? "(any)" : name,
+              actual ? "allowed" : "denied",
+              allowed ? "allowed" : "denied"));
+    }
+  }
+
+  /** The same rules in effect: requests made with a token of the deployed ServiceAccount. */
+  private static void checkRealRequests(RealKubernetes.Cluster cluster, String team)
+      throws Exception {
+    KubernetesClient admin = cluster.admin();
+    String token =
+        admin
+            .serviceAccounts()
+            .inNamespace(NS)
+            .withName(ACCOUNT)
+            .tokenRequest(
+                new TokenRequestBuilder()
+                    .withNewSpec()
+                    .withExpirationSeconds(600L)
+                    .endSpec()
+                    .build())
+            .getStatus()
+            .getToken();
+    try (KubernetesClient aggregator = cluster.env().clientWithToken(token)) {
+      Pod pod =
+          admin
+              .pods()
+              .inNamespace(team)
+              .resource(
+                  new PodBuilder()
+                      .withNewMetadata()
+                      .withName("web-0")
+                      .endMetadata()
+                      .withNewSpec()
+                      .addNewContainer()
+                      .withName("app")
+                      .withImage("registry.invalid/app:1")
+                      .endContainer()
+                      .endSpec()
+                      .build())
+              .create();
+      // an admission report as Kyverno's admission controller writes it: no owner yet
+      GenericKubernetesResource report =
+          admin
+              .genericKubernetesResources("reports.kyverno.io/v1", "EphemeralReport")
+              .inNamespace(team)
+              .resource(admissionReport(team))
+              .create();
+      var reports =
+          aggregator.genericKubernetesResources("reports.kyverno.io/v1", "EphemeralReport");
+      assertThat(reports.inAnyNamespace().list().getItems())
+          .extracting(r -> r.getMetadata().getName())
+          .contains(report.getMetadata().getName());
+
+      // adoption: read the resource to learn its uid, then own the report by it
+      Pod read = aggregator.pods().inNamespace(team).withName("web-0").get();
+      assertThat(read.getMetadata().getUid()).isEqualTo(pod.getMetadata().getUid());
+      GenericKubernetesResource adopted =
+          reports
+              .inNamespace(team)
+              .withName(report.getMetadata().getName())
+              .edit(
+                  r -> {
+                    r.getMetadata()
+                        .setOwnerReferences(
+                            List.of(
+                                new OwnerReferenceBuilder()
+                                    .withApiVersion("v1")
+                                    .withKind("Pod")
+                                    .withName("web-0")
+                                    .withUid(read.getMetadata().getUid())
+                                    .build()));
+                    return r;
+                  });
+      assertThat(adopted.getMetadata().getOwnerReferences()).hasSize(1);
+      assertThat(reports.inNamespace(team).withName(report.getMetadata().getName()).delete())
+          .isNotEmpty();
+
+      // the Lease: created and renewed in Kyverno's namespace, nowhere else
+      Lease lease =
+          aggregator
+              .leases()
+              .inNamespace(NS)
+              .resource(
+                  new LeaseBuilder()
+                      .withNewMetadata()
+                      .withName(LEASE)
+                      .endMetadata()
+                      .withNewSpec()
+                      .withHolderIdentity("replica-a")
+                      .withLeaseDurationSeconds(15)
+                      .endSpec()
+                      .build())
+              .create();
+      Lease renewed =
+          aggregator
+              .leases()
+              .inNamespace(NS)
+              .withName(LEASE)
+              .edit(
+                  l -> {
+                    l.getSpec().setLeaseDurationSeconds(16);
+                    return l;
+                  });
+      assertThat(renewed.getMetadata().getResourceVersion())
+          .isNotEqualTo(lease.getMetadata().getResourceVersion());
+      assertForbidden(
+          () ->
+              aggregator
+                  .leases()
+                  .inNamespace(team)
+                  .resource(
+                      new LeaseBuilder().withNewMetadata().withName(LEASE).endMetadata().build())
+                  .create());
+      assertForbidden(() -> aggregator.leases().inNamespace(NS).withName(LEASE).delete());
+      // nothing else
+      assertForbidden(() -> aggregator.pods().inNamespace(team).withName("web-0").delete());
+      assertForbidden(() -> aggregator.pods().inNamespace(team).list());
+      assertForbidden(
+          () ->
+              aggregator
+                  .genericKubernetesResources("reports.kyverno.io/v1", "EphemeralReport")
+                  .inNamespace(team)
+                  .resource(admissionReport(team))
+                  .create());
+      assertThat(admin.pods().inNamespace(team).withName("web-0").get()).isNotNull();
+    } finally {
+      admin.leases().inNamespace(NS).withName(LEASE).delete();
+    }
+  }
+
+  private static void assertForbidden(Runnable request) {
+    assertThatThrownBy(request::run)
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
+  }
+
+  /** An admission EphemeralReport about Pod web-0, without an owner (it is not adopted yet). */
+  private static GenericKubernetesResource admissionReport(String namespace) {
+    String yaml =
+        String.join(
+            "\n",
+            "apiVersion: reports.kyverno.io/v1",
+            "kind: EphemeralReport",
+            "metadata:",
+            "  generateName: 6b2a7c1e-",
+            "  namespace: " + namespace,
+            "  labels:",
+            "    app.kubernetes.io/managed-by: kyverno",
+            "    audit.kyverno.io/source: admission",
+            "spec:",
+            "  owner: {apiVersion: v1, kind: Pod, name: web-0, uid: ''}",
+            "  results:",
+            "  - policy: require-labels",
+            "    rule: check-team",
+            "    result: fail",
+            "    source: kyverno",
+            "    message: label 'team' is required",
+            "");
+    return Serialization.unmarshal(yaml, GenericKubernetesResource.class);
+  }
+
+  /** The CRDs from report-fabric8's test resources, applied and served. */
+  private static void installCrds(KubernetesClient admin) throws Exception {
+    Path crds =
+        DeployCopiesTest.deployDir().getParent().resolve("report-fabric8/src/test/resources/crds");
+    for (String file : CRD_FILES) {
+      GenericKubernetesResource crd =
+          Serialization.unmarshal(
+              Files.readString(crds.resolve(file)), GenericKubernetesResource.class);
+      HttpResponse<String> response = apply(admin, crd);
+      assertThat(response.code()).as("%s: %s", file, response.body()).isIn(200, 201);
+    }
+    Await.until(
+        "the report kinds are served",
+        () -> {
+          try {
+            admin
+                .genericKubernetesResources("reports.kyverno.io/v1", "EphemeralReport")
+                .inAnyNamespace()
+                .list();
+            admin
+                .genericKubernetesResources("reports.kyverno.io/v1", "ClusterEphemeralReport")
+                .list();
+            admin
+                .genericKubernetesResources("wgpolicyk8s.io/v1alpha2", "PolicyReport")
+                .inAnyNamespace()
+                .list();
+            return true;
+          } catch (KubernetesClientException e) {
+            return false;
+          }
+        },
+        Duration.ofSeconds(60));
+  }
+
+  /** The Kubernetes manifests of deploy/kyverno/ (its top level; kyverno-side/ is Helm's). */
+  static List<GenericKubernetesResource> manifests() throws IOException {
+    List<GenericKubernetesResource> out = new ArrayList<>();
+    try (Stream<Path> files = Files.list(kyvernoDir())) {
+      for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
+        for (String doc : Files.readString(file).split("(?m)^---\\s*$")) {
+          if (doc.lines().anyMatch(l -> l.startsWith("kind:"))) {
+            try (InputStream in = new ByteArrayInputStream(doc.getBytes(StandardCharsets.UTF_8))) {
+              out.add(Serialization.unmarshal(in, GenericKubernetesResource.class));
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Server-side apply of {@code m}, as {@code kubectl apply --server-side --validate=strict}. */
+  private static HttpResponse<String> apply(KubernetesClient admin, GenericKubernetesResource m)
+      throws Exception {
+    String apiVersion = m.getApiVersion();
+    String base = apiVersion.contains("/") ? "apis/" + apiVersion : "api/" + apiVersion;
+    String namespace = m.getMetadata().getNamespace();
+    String url =
+        admin.getMasterUrl()
+            + base
+            + (namespace == null ? "" : "/namespaces/" + namespace)
+            + "/"
+            + plural(m.getKind())
+            + "/"
+            + m.getMetadata().getName()
+            + "?fieldManager=tally-deploy-test&force=true&fieldValidation=Strict";
+    var http = admin.getHttpClient();
+    var request =
+        http.newHttpRequestBuilder()
+            .uri(url)
+            .method("PATCH", "application/apply-patch+yaml", Serialization.asYaml(m))
+            .build();
+    return http.sendAsync(request, String.class).get(60, TimeUnit.SECONDS);
+  }
+
+  private static String plural(String kind) {
+    return switch (kind) {
+      case "CustomResourceDefinition" -> "customresourcedefinitions";
+      case "ClusterRole" -> "clusterroles";
+      case "ClusterRoleBinding" -> "clusterrolebindings";
+      case "RoleBinding" -> "rolebindings";
+      case "ServiceAccount" -> "serviceaccounts";
+      case "Deployment" -> "deployments";
+      default ->
+          throw new IllegalArgumentException("a kind deploy/kyverno/ should not hold: " + kind);
+    };
+  }
+}
