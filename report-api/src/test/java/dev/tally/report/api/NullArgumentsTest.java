@@ -314,6 +314,10 @@ class NullArgumentsTest {
     Set<CoverageKey> live = new HashSet<>();
     live.add(null);
     assertField(() -> Liveness.only(live), "livePolicies");
+    assertField(() -> Liveness.onlyAmong(Set.of("kyverno"), live), "livePolicies");
+    Set<String> sources = new HashSet<>();
+    sources.add(null);
+    assertField(() -> Liveness.onlyAmong(sources, Set.of()), "governedSources");
 
     List<Change> changes = new ArrayList<>();
     changes.add(null);

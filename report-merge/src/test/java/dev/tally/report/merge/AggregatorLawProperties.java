@@ -255,6 +255,64 @@ class AggregatorLawProperties {
         });
   }
 
+  @Test
+  void scopedLivenessHidesOnlyDeadPoliciesOfTheGovernedSources() {
+    Fixtures.forEachStream(
+        20,
+        (events, r, config) -> {
+          Set<String> governed = new HashSet<>();
+          for (String src : RandomModel.SOURCES) {
+            if (r.nextBoolean()) {
+              governed.add(src);
+            }
+          }
+          Set<CoverageKey> live = new HashSet<>();
+          Set<CoverageKey> sameUnscoped = new HashSet<>();
+          for (String src : RandomModel.SOURCES) {
+            for (String p : RandomModel.POLICIES) {
+              CoverageKey key = CoverageKey.of(src, p);
+              if (!governed.contains(src)) {
+                sameUnscoped.add(key); // an ungoverned source: every policy of it is live
+              } else if (r.nextBoolean()) {
+                live.add(key);
+                sameUnscoped.add(key);
+              }
+            }
+          }
+          Liveness scoped = Liveness.onlyAmong(governed, live);
+          var early = Fixtures.aggregator(config);
+          int at = r.nextInt(events.size() + 1);
+          for (int i = 0; i < events.size(); i++) {
+            if (i == at) {
+              early.setLiveness(scoped);
+            }
+            events.get(i).applyTo(early);
+            if (r.nextBoolean()) {
+              early.flush();
+            }
+          }
+          early.setLiveness(scoped);
+          var unscoped = Fixtures.replay(config, events);
+          unscoped.setLiveness(Liveness.only(sameUnscoped));
+          // the same as the unscoped liveness that names every policy of the other sources live
+          assertThat(early.aggregates()).isEqualTo(unscoped.aggregates());
+
+          var everything = Fixtures.replay(config, events);
+          List<Result> kept = new ArrayList<>();
+          early.aggregates().forEach(a -> kept.addAll(a.results()));
+          for (AggregateReport report : everything.aggregates()) {
+            for (Result x : report.results()) {
+              boolean shouldStay =
+                  !governed.contains(x.coverageKey().source()) || live.contains(x.coverageKey());
+              assertThat(kept.contains(x)).as("%s", x).isEqualTo(shouldStay);
+            }
+          }
+          // and back: the governed dead policies' results return when they are live again
+          early.setLiveness(Liveness.all());
+          assertThat(early.aggregates()).isEqualTo(everything.aggregates());
+        });
+  }
+
   static List<Result> resultsOf(List<AggregateReport> reports, String uid, CoverageKey key) {
     List<Result> out = new ArrayList<>();
     for (AggregateReport report : reports) {
