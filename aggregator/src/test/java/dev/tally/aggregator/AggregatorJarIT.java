@@ -172,8 +172,8 @@ class AggregatorJarIT {
   }
 
   /** A kubeconfig for the service account's token, as a user would write one. */
-  static Path kubeconfigFor(
-      RealKubernetes.Cluster cluster, KubernetesClient account, Path file) throws IOException {
+  static Path kubeconfigFor(RealKubernetes.Cluster cluster, KubernetesClient account, Path file)
+      throws IOException {
     String token = account.getConfiguration().getOauthToken();
     String ca = cluster.env().adminConfig().getCaCertData();
     assertThat(token).isNotBlank();

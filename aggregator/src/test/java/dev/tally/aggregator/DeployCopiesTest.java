@@ -19,7 +19,8 @@ class DeployCopiesTest {
       Map.of(
           "10-crd-partialreports.tally.dev.yaml", TallyResources.PARTIAL_REPORT_CRD,
           "11-crd-clusterpartialreports.tally.dev.yaml", TallyResources.CLUSTER_PARTIAL_REPORT_CRD,
-          "20-clusterroles.yaml", TallyResources.RBAC);
+          "20-clusterroles.yaml", TallyResources.RBAC,
+          "kyverno/10-clusterroles.yaml", TallyResources.KYVERNO_RBAC);
 
   static Path deployDir() {
     return Path.of(System.getProperty("tally.deploy.dir", "../deploy"))
@@ -33,7 +34,8 @@ class DeployCopiesTest {
         Map.of(
             TallyResources.PARTIAL_REPORT_CRD, TallyResources.partialReportCrdYaml(),
             TallyResources.CLUSTER_PARTIAL_REPORT_CRD, TallyResources.clusterPartialReportCrdYaml(),
-            TallyResources.RBAC, TallyResources.rbacYaml());
+            TallyResources.RBAC, TallyResources.rbacYaml(),
+            TallyResources.KYVERNO_RBAC, TallyResources.kyvernoRbacYaml());
     for (var copy : COPIES.entrySet()) {
       Path file = deployDir().resolve(copy.getKey());
       String source = "report-fabric8/src/main/resources/" + copy.getValue();

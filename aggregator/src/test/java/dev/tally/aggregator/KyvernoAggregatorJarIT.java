@@ -32,10 +32,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code java -jar tally-aggregator.jar --input kyverno --kubeconfig …} against the real control
- * plane, as a service account bound only to the shipped {@code tally-kyverno-aggregator} role: it
+ * plane, as a service account bound only to the shipped {@code tally-kyverno-aggregator} roles: it
  * merges Kyverno's intermediate reports into per-resource PolicyReports in Kyverno's layout,
- * deletes each intermediate report once merged, retracts a result the next scan no longer
- * produces, and counts the deletions in its metrics.
+ * deletes each intermediate report once merged, retracts a result the next scan no longer produces,
+ * and counts the deletions in its metrics.
  */
 @ExtendWith(RealKubernetes.class)
 class KyvernoAggregatorJarIT {
@@ -50,8 +50,7 @@ class KyvernoAggregatorJarIT {
 
   @Test
   void theJarAggregatesKyvernosIntermediateReportsIntoKyvernosLayout(
-      RealKubernetes.Cluster cluster, @org.junit.jupiter.api.io.TempDir Path dir)
-      throws Exception {
+      RealKubernetes.Cluster cluster, @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
     KubernetesClient admin = cluster.admin();
     String ns = cluster.namespace();
     installKyvernoCrds(admin);
@@ -64,7 +63,9 @@ class KyvernoAggregatorJarIT {
       admin.resource(role).createOr(existing -> existing.update());
     }
     AggregatorJarIT.awaitReportKindsServed(admin);
-    KubernetesClient account = cluster.serviceAccount("aggregator", "tally-kyverno-aggregator");
+    KubernetesClient account =
+        cluster.serviceAccount(
+            "aggregator", "tally-kyverno-aggregator", "tally-kyverno-aggregator-lease");
     Path kubeconfig = AggregatorJarIT.kubeconfigFor(cluster, account, dir.resolve("kubeconfig"));
     Pod pod = pod(admin, ns, "web");
     String uid = pod.getMetadata().getUid();
@@ -79,19 +80,21 @@ class KyvernoAggregatorJarIT {
             kubeconfig.toString(),
             "--lease-namespace",
             ns,
+            "--lease-name=tally-kyverno-aggregator",
             "--flush-window=100ms",
             "--http-port=0")) {
-      // a background scan finds two failing rules
+      // a background scan finds two failing rules (times in 2030, later than the reports'
+      // creation, so that they order the two scans)
       admin
           .resource(
               backgroundReport(
                   ns,
                   pod,
                   "scan-1",
-                  1_780_000_000L,
+                  1_900_000_000L,
                   List.of(
-                      result("check-team", "fail", 1_780_000_000L),
-                      result("check-owner", "fail", 1_780_000_000L))))
+                      result("check-team", "fail", 1_900_000_000L),
+                      result("check-owner", "fail", 1_900_000_000L))))
           .create();
       await(
           jar,
@@ -115,8 +118,8 @@ class KyvernoAggregatorJarIT {
                   ns,
                   pod,
                   "scan-2",
-                  1_780_000_060L,
-                  List.of(result("check-team", "pass", 1_780_000_060L))))
+                  1_900_000_060L,
+                  List.of(result("check-team", "pass", 1_900_000_060L))))
           .create();
       await(
           jar,
@@ -181,14 +184,22 @@ class KyvernoAggregatorJarIT {
 
   private static Map<String, Object> result(String rule, String status, long seconds) {
     return Map.of(
-        "source", "kyverno",
-        "policy", "require-labels",
-        "rule", rule,
-        "result", status,
-        "message", rule + " " + status,
-        "scored", true,
-        "timestamp", Map.of("seconds", seconds, "nanos", 0),
-        "properties", Map.of("process", "background scan"));
+        "source",
+        "kyverno",
+        "policy",
+        "require-labels",
+        "rule",
+        rule,
+        "result",
+        status,
+        "message",
+        rule + " " + status,
+        "scored",
+        true,
+        "timestamp",
+        Map.of("seconds", seconds, "nanos", 0),
+        "properties",
+        Map.of("process", "background scan"));
   }
 
   /** A background-scan report as Kyverno writes it: owned by the Pod, labelled with its uid. */
@@ -225,12 +236,21 @@ class KyvernoAggregatorJarIT {
                 "ownerReferences",
                 List.of(
                     Map.of(
-                        "apiVersion", "v1",
-                        "kind", "Pod",
-                        "name", pod.getMetadata().getName(),
-                        "uid", uid))),
+                        "apiVersion",
+                        "v1",
+                        "kind",
+                        "Pod",
+                        "name",
+                        pod.getMetadata().getName(),
+                        "uid",
+                        uid))),
             "spec",
-            Map.of("results", results));
+            Map.of(
+                // Kyverno always writes spec.owner, with four empty strings; the CRD requires it
+                "owner",
+                Map.of("apiVersion", "", "kind", "", "name", "", "uid", ""),
+                "results",
+                results));
     return Serialization.unmarshal(Serialization.asJson(object), GenericKubernetesResource.class);
   }
 

@@ -30,7 +30,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -54,10 +53,6 @@ class KyvernoDeployManifestsIT {
   private static final String USER = "system:serviceaccount:" + NS + ":" + ACCOUNT;
   private static final List<String> GROUPS =
       List.of("system:serviceaccounts", "system:serviceaccounts:" + NS, "system:authenticated");
-
-  /** The flags the lead adds for issue 12; Options on this branch does not know them yet. */
-  private static final Set<String> KYVERNO_FLAGS =
-      Set.of("--input", "--intermediate-reports", "--adoption-grace");
 
   private static final List<String> CRD_FILES =
       List.of(
@@ -173,12 +168,9 @@ class KyvernoDeployManifestsIT {
             "--lease-name=" + LEASE)
         .noneMatch(a -> a.startsWith("--lease-namespace")) // the pod's, where the RoleBinding is
         .noneMatch(a -> a.startsWith("--grouping")); // Kyverno's layout comes with --input kyverno
-    String[] known =
-        args.stream()
-            .filter(
-                a -> !KYVERNO_FLAGS.contains(a.contains("=") ? a.substring(0, a.indexOf('=')) : a))
-            .toArray(String[]::new);
-    Options options = Options.parse(known);
+    Options options = Options.parse(args.toArray(String[]::new));
+    assertThat(options.kyverno).isNotNull();
+    assertThat(options.grouping.layout()).isEqualTo(dev.tally.report.api.ReportLayout.KYVERNO);
     assertThat(options.leaseName).isEqualTo(LEASE);
     assertThat(options.httpPort).isEqualTo(container.getPorts().get(0).getContainerPort());
 
@@ -199,6 +191,12 @@ class KyvernoDeployManifestsIT {
       expect(admin, wrong, true, verb, "reports.kyverno.io", "clusterephemeralreports", null, null);
     }
     expect(admin, wrong, true, "list", "reports.kyverno.io", "ephemeralreports", null, null);
+    for (String verb : List.of("get", "list", "watch")) {
+      expect(admin, wrong, true, verb, "kyverno.io", "clusterpolicies", null, null);
+      expect(admin, wrong, true, verb, "kyverno.io", "policies", team, null);
+      expect(admin, wrong, true, verb, "policies.kyverno.io", "validatingpolicies", null, null);
+    }
+    expect(admin, wrong, false, "update", "kyverno.io", "clusterpolicies", null, null);
     expect(admin, wrong, true, "watch", "reports.kyverno.io", "ephemeralreports", null, null);
     expect(admin, wrong, false, "create", "reports.kyverno.io", "ephemeralreports", team, null);
     expect(

@@ -56,6 +56,7 @@ public final class AggregatorController implements AutoCloseable {
   private final WriteScheduler scheduler;
   private final PartialReportFeed feed;
   private final @Nullable IntermediateReports intermediate;
+  private final @Nullable KyvernoPolicyWatch policies;
 
   private volatile boolean leading;
   private volatile boolean closed;
@@ -96,6 +97,11 @@ public final class AggregatorController implements AutoCloseable {
             () -> leading,
             () -> closed);
     this.feed = new PartialReportFeed(b.client, calls, input, thread, ledger, b.syncTimeout);
+    this.policies =
+        b.kyverno == null || !b.kyverno.watchesPolicies()
+            ? null
+            : new KyvernoPolicyWatch(
+                b.client, liveness -> thread.submit(() -> ledger.setLiveness(liveness)));
     this.elector =
         b.election == null
             ? null
@@ -138,6 +144,9 @@ public final class AggregatorController implements AutoCloseable {
       elector.checkAccess();
     }
     feed.checkAccess();
+    if (policies != null) {
+      startPolicyWatch(policies);
+    }
     if (!resyncPeriod.isZero()) {
       thread.every(resyncPeriod, this::periodicResync);
     }
@@ -151,6 +160,20 @@ public final class AggregatorController implements AutoCloseable {
     }
     elector.campaign();
     return this;
+  }
+
+  private void startPolicyWatch(KyvernoPolicyWatch watch) {
+    try {
+      watch.start(syncTimeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while Kyverno's policies were listed", e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException(
+          "Kyverno's policies were not listed within " + syncTimeout, e);
+    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      throw new RequestFailedException("watch Kyverno's policies", e);
+    }
   }
 
   /**
@@ -210,6 +233,9 @@ public final class AggregatorController implements AutoCloseable {
   public void close() {
     closed = true;
     leading = false;
+    if (policies != null) {
+      policies.close();
+    }
     thread.stop(this::stepDown, syncTimeout);
     if (elector != null) {
       elector.close();

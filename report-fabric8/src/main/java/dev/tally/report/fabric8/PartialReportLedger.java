@@ -145,6 +145,8 @@ final class PartialReportLedger {
     if (removalDeletesSubject()) {
       // the same producer and subject name about a new uid: the old subject may be gone
       subjects.upsert(key, partial.subject().uid(), partial.observedAt()).ifPresent(this::delete);
+    } else {
+      track(partial);
     }
     if (intermediate != null) {
       intermediate.merged(key, resource);
@@ -208,6 +210,7 @@ final class PartialReportLedger {
       try {
         for (PartialReport seed : KyvernoMapping.seed(report)) {
           agg.apply(seed);
+          track(seed);
         }
       } catch (InvalidReportException e) {
         LOG.warn("{} does not seed the aggregator: {}", report.ref(), e.getMessage());
@@ -217,10 +220,27 @@ final class PartialReportLedger {
       LOG.info("seeded from {} per-resource reports", seen.seeds().size());
     }
     for (String uid : seen.goneUids()) {
-      agg.deleteSubject(uid, now.get());
+      // at the later of now and what was observed about it, as SubjectIndex decides
+      subjects
+          .remove(RESOURCE_KEY + uid)
+          .ifPresentOrElse(this::delete, () -> agg.deleteSubject(uid, now.get()));
       LOG.debug("subject {} is gone with its report", uid);
     }
   }
+
+  /**
+   * With reports deleted after merging, the index holds one entry per resource (not per object), so
+   * that a resource found gone is deleted at the later of now and its latest evaluation.
+   */
+  private void track(PartialReport partial) {
+    String uid = partial.subject().uid();
+    subjects.upsert(RESOURCE_KEY + uid, uid, partial.observedAt());
+  }
+
+  /**
+   * The prefix of a resource's entry in {@link #subjects} when reports are deleted after merging.
+   */
+  private static final String RESOURCE_KEY = "resource/";
 
   /** {@code changes} were all written: merged intermediate reports may go. */
   void written(ChangeSet changes) {

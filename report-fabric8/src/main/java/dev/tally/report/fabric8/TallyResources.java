@@ -26,8 +26,9 @@ public final class TallyResources {
   public static final String RBAC = "META-INF/tally/rbac/clusterroles.yaml";
 
   /**
-   * The ClusterRole {@code tally-kyverno-aggregator}: what the aggregator needs when it reads
-   * Kyverno's intermediate reports ({@code KyvernoInput}) and writes Kyverno's reports.
+   * The ClusterRoles {@code tally-kyverno-aggregator} (bind cluster-wide) and {@code
+   * tally-kyverno-aggregator-lease} (bind in the Lease's namespace): what the aggregator needs when
+   * it reads Kyverno's intermediate reports ({@code KyvernoInput}) and writes Kyverno's reports.
    */
   public static final String KYVERNO_RBAC = "META-INF/tally/rbac/kyverno-aggregator.yaml";
 

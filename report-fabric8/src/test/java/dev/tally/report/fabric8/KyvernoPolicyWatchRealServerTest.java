@@ -69,7 +69,7 @@ class KyvernoPolicyWatchRealServerTest {
     return answers.get(answers.size() - 1);
   }
 
-  private static void installAndAwaitServed(KubernetesClient admin) {
+  static void installAndAwaitServed(KubernetesClient admin) {
     for (CustomResourceDefinition crd : KyvernoPolicyWatchTest.standInCrds()) {
       admin.resource(crd).createOr(existing -> existing.update());
     }
@@ -92,7 +92,7 @@ class KyvernoPolicyWatchRealServerTest {
         Duration.ofSeconds(60));
   }
 
-  private static void uninstall(KubernetesClient admin) {
+  static void uninstall(KubernetesClient admin) {
     for (CustomResourceDefinition crd : KyvernoPolicyWatchTest.standInCrds()) {
       admin.resource(crd).delete();
     }

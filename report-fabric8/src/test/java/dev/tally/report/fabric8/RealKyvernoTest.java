@@ -51,7 +51,12 @@ class RealKyvernoTest {
           "reports.kyverno.io_ephemeralreports.v1.yaml",
           "reports.kyverno.io_clusterephemeralreports.v1.yaml");
 
-  private static final long T0 = 1_780_000_000L;
+  /**
+   * The scenario's evaluation times, in 2030: later than any report's creation time, so that the
+   * results' own times order the evaluations (observedAt is the latest of both) and two reports
+   * created within one second of each other still have the order the script gives them.
+   */
+  private static final long T0 = 1_900_000_000L;
 
   @Test
   void tallyAggregatesKyvernosIntermediateReportsIntoKyvernosLayoutAndLeavesNoStaleResults(
@@ -64,6 +69,29 @@ class RealKyvernoTest {
     KubernetesClient account = cluster.serviceAccount("aggregator", "tally-kyverno-aggregator");
     CountingMetrics metrics = new CountingMetrics();
     List<String> steps = new ArrayList<>();
+    // Kyverno's policies, as stand-in CRDs (not Kyverno's own): results of a policy that exists
+    // are shown, and leave when it is deleted
+    KyvernoPolicyWatchRealServerTest.installAndAwaitServed(admin);
+    try {
+      KyvernoPolicyWatchTest.create(admin, KyvernoPolicyWatchTest.clusterPolicy("require-labels"));
+      KyvernoPolicyWatchTest.create(
+          admin, KyvernoPolicyWatchTest.clusterPolicy("disallow-latest-tag"));
+      scenario(cluster, admin, ns, account, metrics, steps);
+    } finally {
+      KyvernoPolicyWatchRealServerTest.uninstall(admin);
+    }
+    System.out.println(
+        "Kyverno scenario, aggregator requests (audit log):\n  " + String.join("\n  ", steps));
+  }
+
+  private void scenario(
+      RealKubernetes.Cluster cluster,
+      KubernetesClient admin,
+      String ns,
+      KubernetesClient account,
+      CountingMetrics metrics,
+      List<String> steps)
+      throws Exception {
 
     try (AggregatorController controller = kyvernoController(account, metrics).start()) {
       Await.until("the aggregator has rebuilt", controller::isRebuilt);
@@ -156,7 +184,8 @@ class RealKyvernoTest {
           .isEqualTo(2);
       steps.add("admission (update, changed): " + perEvent);
 
-      // 3. the same verdict again: no report is written; only the intermediate report is deleted
+      // 3. the same evaluation delivered again (same results, same time): no report is written;
+      // only the intermediate report is deleted
       mark = auditLines(cluster);
       admin
           .resource(
@@ -168,11 +197,10 @@ class RealKyvernoTest {
                   "v1",
                   "api",
                   apiUid,
-                  T0 + 10,
+                  T0 + 5,
                   Map.of(
                       "disallow-latest-tag",
-                      List.of(
-                          result("disallow-latest-tag", "autogen-check-tag", "pass", T0 + 10)))))
+                      List.of(result("disallow-latest-tag", "autogen-check-tag", "pass", T0 + 5)))))
           .create();
       awaitDeletedCount(metrics, 3);
       awaitNoIntermediateReports(admin, ns);
@@ -183,7 +211,32 @@ class RealKyvernoTest {
           .as("no report write when nothing changed, %s", unchanged)
           .isZero();
       assertThat(unchanged.get("aggregator")).as("only the delete, %s", unchanged).isEqualTo(1);
-      steps.add("admission (update, unchanged): " + unchanged);
+      steps.add("admission (update, the same results again): " + unchanged);
+
+      // 3b. the same verdict, evaluated later: the result's timestamp moves, as with Kyverno, so
+      // the report is written once
+      mark = auditLines(cluster);
+      admin
+          .resource(
+              admissionReport(
+                  ns,
+                  "req-3b",
+                  "Deployment",
+                  "apps",
+                  "v1",
+                  "api",
+                  apiUid,
+                  T0 + 10,
+                  Map.of(
+                      "disallow-latest-tag",
+                      List.of(
+                          result("disallow-latest-tag", "autogen-check-tag", "pass", T0 + 10)))))
+          .create();
+      awaitDeletedCount(metrics, 4);
+      awaitNoIntermediateReports(admin, ns);
+      var later = requestsSince(cluster, mark, ns);
+      assertThat(later.get("aggregator")).as("one update, one delete: %s", later).isEqualTo(2);
+      steps.add("admission (update, the same verdict later): " + later);
 
       // 4. the Pod is fixed: the background scan evaluates require-labels again; check-team
       // passes and check-owner no longer applies (no result). Kyverno's union keeps the old
@@ -265,13 +318,44 @@ class RealKyvernoTest {
       assertThat(report(admin, ns, webUid))
           .as("the deleted pod's report is not rewritten")
           .isEmpty();
+      // (other tests' reports, in their namespaces, are this aggregator's too)
       assertThat(controller.desired().get(60, TimeUnit.SECONDS))
+          .filteredOn(r -> r.ref().namespace().equals(ns))
           .extracting(r -> r.ref().name())
           .containsExactly(apiUid);
       awaitNoIntermediateReports(admin, ns);
+
+      // 7. a policy is deleted: its results leave the reports, as with Kyverno's own aggregation;
+      // the next background scan no longer evaluates it
+      KyvernoPolicyWatchTest.delete(
+          admin, KyvernoPolicyWatchTest.clusterPolicy("disallow-latest-tag"));
+      Await.until(
+          "the deleted policy's result leaves the deployment's report",
+          () -> report(admin, ns, apiUid).map(r -> r.results().isEmpty()).orElse(true));
+      admin
+          .resource(
+              admissionReport(
+                  ns,
+                  "req-5",
+                  "Deployment",
+                  "apps",
+                  "v1",
+                  "api",
+                  apiUid,
+                  T0 + 40,
+                  Map.of(
+                      "require-labels",
+                      List.of(result("require-labels", "check-team", "pass", T0 + 40)))))
+          .create();
+      Await.until(
+          "the deployment shows only the live policy's result",
+          () ->
+              report(admin, ns, apiUid)
+                  .map(RealKyvernoTest::statuses)
+                  .orElse(Map.of())
+                  .equals(Map.of("require-labels/check-team", ResultStatus.PASS)));
+      awaitNoIntermediateReports(admin, ns);
     }
-    System.out.println(
-        "Kyverno scenario, aggregator requests (audit log):\n  " + String.join("\n  ", steps));
   }
 
   /**
@@ -310,14 +394,51 @@ class RealKyvernoTest {
       awaitNoIntermediateReports(admin, ns);
       assertThat(admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems())
           .isEmpty();
+
+      // a report Kyverno could not have written (no kind label) is refused, named, and kept
+      GenericKubernetesResource bad =
+          admissionReport(
+              ns,
+              "req-bad",
+              "Pod",
+              "",
+              "v1",
+              "web",
+              "0000-bad",
+              T0,
+              Map.of(
+                  "require-labels", List.of(result("require-labels", "check-team", "fail", T0))));
+      bad.getMetadata().getLabels().remove("audit.kyverno.io/resource.kind");
+      admin.resource(bad).create();
+      Await.until(
+          "a Rejected event names the missing label",
+          () ->
+              admin.v1().events().inNamespace(ns).list().getItems().stream()
+                  .anyMatch(
+                      e ->
+                          "Rejected".equals(e.getReason())
+                              && e.getMessage()
+                                  .contains("metadata.labels[audit.kyverno.io/resource.kind]")));
+      controller.flushNow().get(60, TimeUnit.SECONDS);
+      assertThat(
+              admin
+                  .genericKubernetesResources(KyvernoReportsInput.EPHEMERAL)
+                  .inNamespace(ns)
+                  .withName("req-bad-r")
+                  .get())
+          .as("a refused report is not deleted: nothing it said was merged")
+          .isNotNull();
+      assertThat(admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems())
+          .isEmpty();
     }
   }
 
   /**
-   * {@link KyvernoInput.Lifecycle#KEEP}: the intermediate reports are the state. Adoption writes the
-   * uid label and owner reference onto an admission report, as Kyverno does; a ClusterEphemeralReport
-   * about a Namespace becomes a ClusterPolicyReport named by its uid; deleting the Pod lets the
-   * garbage collector remove its reports, and the aggregator retracts its results.
+   * {@link KyvernoInput.Lifecycle#KEEP}: the intermediate reports are the state. Adoption writes
+   * the uid label and owner reference onto an admission report, as Kyverno does; a
+   * ClusterEphemeralReport about a Namespace becomes a ClusterPolicyReport named by its uid;
+   * deleting the Pod lets the garbage collector remove its reports, and the aggregator retracts its
+   * results.
    */
   @Test
   void keptIntermediateReportsAreAdoptedCollectedWithTheirResourceAndRetracted(
@@ -341,16 +462,28 @@ class RealKyvernoTest {
       Await.until("the aggregator has rebuilt", controller::isRebuilt);
       admin
           .resource(
-              admissionReport(ns, "req-k", "Pod", "", "v1", "kept", null, T0,
-                  Map.of("require-labels",
+              admissionReport(
+                  ns,
+                  "req-k",
+                  "Pod",
+                  "",
+                  "v1",
+                  "kept",
+                  null,
+                  T0,
+                  Map.of(
+                      "require-labels",
                       List.of(result("require-labels", "check-team", "fail", T0)))))
           .create();
       Pod kept = MockCluster.pod(admin, ns, "kept");
       String uid = kept.getMetadata().getUid();
       Await.until("the pod's report is written", () -> report(admin, ns, uid).isPresent());
       var adopted =
-          admin.genericKubernetesResources(KyvernoReportsInput.EPHEMERAL).inNamespace(ns)
-              .withName("req-k-r").get();
+          admin
+              .genericKubernetesResources(KyvernoReportsInput.EPHEMERAL)
+              .inNamespace(ns)
+              .withName("req-k-r")
+              .get();
       assertThat(adopted.getMetadata().getLabels())
           .containsEntry("audit.kyverno.io/resource.uid", uid);
       assertThat(adopted.getMetadata().getOwnerReferences())
@@ -363,28 +496,43 @@ class RealKyvernoTest {
       admin.resource(clusterBackgroundReport(namespace, T0 + 1)).create();
       Await.until(
           "the namespace's ClusterPolicyReport is written",
-          () -> admin.resources(dev.tally.report.fabric8.resource.ClusterPolicyReportResource.class)
-                  .withName(nsUid).get() != null);
-      var clusterReport = ReportCodec.decode(
-          admin.resources(dev.tally.report.fabric8.resource.ClusterPolicyReportResource.class)
-              .withName(nsUid).get());
+          () ->
+              admin
+                      .resources(
+                          dev.tally.report.fabric8.resource.ClusterPolicyReportResource.class)
+                      .withName(nsUid)
+                      .get()
+                  != null);
+      var clusterReport =
+          ReportCodec.decode(
+              admin
+                  .resources(dev.tally.report.fabric8.resource.ClusterPolicyReportResource.class)
+                  .withName(nsUid)
+                  .get());
       assertThat(clusterReport.labels()).isEqualTo(Map.of(WireNames.MANAGED_BY_LABEL, "kyverno"));
       assertThat(clusterReport.scope().orElseThrow().kind()).isEqualTo("Namespace");
       assertThat(metrics.deleted).as("kept, not deleted").isZero();
 
       admin.pods().inNamespace(ns).withName("kept").withGracePeriod(0).delete();
       awaitNoIntermediateReports(admin, ns);
-      Await.until("the pod's report is gone", () -> report(admin, ns, uid).isEmpty(),
+      Await.until(
+          "the pod's report is gone",
+          () -> report(admin, ns, uid).isEmpty(),
           Duration.ofSeconds(120));
       controller.resyncNow().get(60, TimeUnit.SECONDS);
       assertThat(report(admin, ns, uid)).isEmpty();
       assertThat(controller.desired().get(60, TimeUnit.SECONDS))
+          .filteredOn(r -> r.ref().namespace().equals(ns) || r.ref().name().equals(nsUid))
           .extracting(r -> r.ref().name())
           .containsExactly(nsUid);
-      admin.resources(dev.tally.report.fabric8.resource.ClusterPolicyReportResource.class)
-          .withName(nsUid).delete();
-      admin.genericKubernetesResources(KyvernoReportsInput.CLUSTER_EPHEMERAL)
-          .withName(nsUid + "-b").delete();
+      admin
+          .resources(dev.tally.report.fabric8.resource.ClusterPolicyReportResource.class)
+          .withName(nsUid)
+          .delete();
+      admin
+          .genericKubernetesResources(KyvernoReportsInput.CLUSTER_EPHEMERAL)
+          .withName(nsUid + "-b")
+          .delete();
     }
   }
 
@@ -399,23 +547,38 @@ class RealKyvernoTest {
         "metadata",
         Map.of(
             "name", uid + "-b",
-            "labels", Map.of(
-                "app.kubernetes.io/managed-by", "kyverno",
-                "audit.kyverno.io/source", "background-scan",
-                "audit.kyverno.io/resource.group", "",
-                "audit.kyverno.io/resource.version", "v1",
-                "audit.kyverno.io/resource.kind", "Namespace",
-                "audit.kyverno.io/resource.uid", uid,
-                "cpol.kyverno.io/require-ns-owner", "1"),
-            "annotations", Map.of(
-                "audit.kyverno.io/resource.name", namespace.getMetadata().getName(),
-                "audit.kyverno.io/last-scan-time",
-                java.time.Instant.ofEpochSecond(seconds).toString()),
-            "ownerReferences", List.of(Map.of(
-                "apiVersion", "v1", "kind", "Namespace",
-                "name", namespace.getMetadata().getName(), "uid", uid))));
+            "labels",
+                Map.of(
+                    "app.kubernetes.io/managed-by", "kyverno",
+                    "audit.kyverno.io/source", "background-scan",
+                    "audit.kyverno.io/resource.group", "",
+                    "audit.kyverno.io/resource.version", "v1",
+                    "audit.kyverno.io/resource.kind", "Namespace",
+                    "audit.kyverno.io/resource.uid", uid,
+                    "cpol.kyverno.io/require-ns-owner", "1"),
+            "annotations",
+                Map.of(
+                    "audit.kyverno.io/resource.name",
+                    namespace.getMetadata().getName(),
+                    "audit.kyverno.io/last-scan-time",
+                    java.time.Instant.ofEpochSecond(seconds).toString()),
+            "ownerReferences",
+                List.of(
+                    Map.of(
+                        "apiVersion",
+                        "v1",
+                        "kind",
+                        "Namespace",
+                        "name",
+                        namespace.getMetadata().getName(),
+                        "uid",
+                        uid))));
     object.put(
-        "spec", Map.of("results", List.of(result("require-ns-owner", "check", "fail", seconds))));
+        "spec",
+        Map.of(
+            // Kyverno always writes spec.owner, with four empty strings; the CRD requires it
+            "owner", Map.of("apiVersion", "", "kind", "", "name", "", "uid", ""),
+            "results", List.of(result("require-ns-owner", "check", "fail", seconds))));
     return Serialization.unmarshal(Serialization.asJson(object), GenericKubernetesResource.class);
   }
 

@@ -38,11 +38,14 @@ public final class KyvernoInput {
   private final Lifecycle lifecycle;
   private final Duration adoptionGrace;
   private final Duration adoptionRetry;
+  private final boolean watchPolicies;
 
-  private KyvernoInput(Lifecycle lifecycle, Duration adoptionGrace, Duration adoptionRetry) {
+  private KyvernoInput(
+      Lifecycle lifecycle, Duration adoptionGrace, Duration adoptionRetry, boolean watchPolicies) {
     this.lifecycle = lifecycle;
     this.adoptionGrace = adoptionGrace;
     this.adoptionRetry = adoptionRetry;
+    this.watchPolicies = watchPolicies;
   }
 
   /**
@@ -51,12 +54,12 @@ public final class KyvernoInput {
    */
   public static KyvernoInput deleteAfterMerge() {
     return new KyvernoInput(
-        Lifecycle.DELETE_AFTER_MERGE, Duration.ofMinutes(2), Duration.ofSeconds(10));
+        Lifecycle.DELETE_AFTER_MERGE, Duration.ofMinutes(2), Duration.ofSeconds(10), true);
   }
 
   /** Reads Kyverno's reports and leaves them in place ({@link Lifecycle#KEEP}). */
   public static KyvernoInput keep() {
-    return new KyvernoInput(Lifecycle.KEEP, Duration.ofMinutes(2), Duration.ofSeconds(10));
+    return new KyvernoInput(Lifecycle.KEEP, Duration.ofMinutes(2), Duration.ofSeconds(10), true);
   }
 
   /**
@@ -65,12 +68,31 @@ public final class KyvernoInput {
    * TallyMetrics.intermediateReportExpired()}. Kyverno's own controller waits 2 minutes.
    */
   public KyvernoInput withAdoptionGrace(Duration grace) {
-    return new KyvernoInput(lifecycle, positive("adoptionGrace", grace), adoptionRetry);
+    return new KyvernoInput(
+        lifecycle, positive("adoptionGrace", grace), adoptionRetry, watchPolicies);
   }
 
   /** How often a report awaiting adoption looks for its resource again; 10 seconds by default. */
   public KyvernoInput withAdoptionRetry(Duration retry) {
-    return new KyvernoInput(lifecycle, adoptionGrace, positive("adoptionRetry", retry));
+    return new KyvernoInput(
+        lifecycle, adoptionGrace, positive("adoptionRetry", retry), watchPolicies);
+  }
+
+  /**
+   * Whether the controller watches Kyverno's policies (on by default): the results of a policy that
+   * no longer exists leave the reports, as Kyverno's own aggregation drops them, and come back if
+   * it does. It watches the policy kinds the server serves when the controller starts
+   * (ClusterPolicy and Policy, the {@code policies.kyverno.io} kinds, Kubernetes' admission
+   * policies) and sets the controller's liveness from them ({@code KyvernoPolicies.liveness}), so
+   * it owns the liveness: a {@code setLiveness} of the caller's is replaced at the next change.
+   * Results of sources whose kind is not installed, and of other scanners, always stay.
+   */
+  public KyvernoInput withPolicyWatch(boolean watch) {
+    return new KyvernoInput(lifecycle, adoptionGrace, adoptionRetry, watch);
+  }
+
+  public boolean watchesPolicies() {
+    return watchPolicies;
   }
 
   public Lifecycle lifecycle() {
@@ -95,6 +117,11 @@ public final class KyvernoInput {
 
   @Override
   public String toString() {
-    return "KyvernoInput[" + lifecycle + ", adoptionGrace=" + adoptionGrace + "]";
+    return "KyvernoInput["
+        + lifecycle
+        + ", adoptionGrace="
+        + adoptionGrace
+        + (watchPolicies ? ", watching policies" : "")
+        + "]";
   }
 }
