@@ -172,7 +172,7 @@ class OptionsTest {
         new String[] {"--grouping", "per-team"},
         "--grouping",
         "unknown grouping 'per-team', expected one of [per-namespace, per-namespace-and-policy,"
-            + " per-subject]");
+            + " per-subject, kyverno]");
     assertUsageError(
         new String[] {"--format", "policyreports"},
         "--format",

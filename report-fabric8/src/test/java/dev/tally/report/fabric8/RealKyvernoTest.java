@@ -358,6 +358,63 @@ class RealKyvernoTest {
     }
   }
 
+  /** With openreports output, as Kyverno's own openreports mode: a Report named by the uid. */
+  @Test
+  void kyvernosLayoutInTheOpenreportsFormat(RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    installKyvernoCrds(admin);
+    installKyvernoRole(admin);
+    String ns = cluster.namespace();
+    KubernetesClient account = cluster.serviceAccount("aggregator", "tally-kyverno-aggregator");
+    try (AggregatorController controller =
+        AggregatorController.builder(account)
+            .aggregator(
+                () ->
+                    ReportAggregator.builder()
+                        .grouping(Grouping.kyvernoPerResource())
+                        .format(dev.tally.report.api.ReportFormat.OPENREPORTS)
+                        .build())
+            .input(KyvernoInput.deleteAfterMerge())
+            .flushWindow(Duration.ZERO)
+            .build()
+            .start()) {
+      Pod pod = MockCluster.pod(admin, ns, "open");
+      String uid = pod.getMetadata().getUid();
+      admin
+          .resource(
+              backgroundReport(
+                  ns,
+                  pod,
+                  T0,
+                  Map.of(
+                      "require-labels",
+                      List.of(result("require-labels", "check-team", "fail", T0)))))
+          .create();
+      Await.until(
+          "the Report is written",
+          () ->
+              admin
+                      .resources(dev.tally.report.fabric8.resource.ReportResource.class)
+                      .inNamespace(ns)
+                      .withName(uid)
+                      .get()
+                  != null);
+      AggregateReport report =
+          ReportCodec.decode(
+              admin
+                  .resources(dev.tally.report.fabric8.resource.ReportResource.class)
+                  .inNamespace(ns)
+                  .withName(uid)
+                  .get());
+      assertThat(report.labels()).isEqualTo(Map.of(WireNames.MANAGED_BY_LABEL, "kyverno"));
+      assertThat(report.owner().orElseThrow().uid()).isEqualTo(uid);
+      assertThat(statuses(report))
+          .isEqualTo(Map.of("require-labels/check-team", ResultStatus.FAIL));
+      awaitNoIntermediateReports(admin, ns);
+    }
+  }
+
   /**
    * An admission report about a resource that never appears is deleted after the grace, counted,
    * and leaves nothing behind.

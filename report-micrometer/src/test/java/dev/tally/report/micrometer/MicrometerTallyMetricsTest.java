@@ -168,7 +168,10 @@ class MicrometerTallyMetricsTest {
             "tally.flush",
             "tally.flush.changes",
             "tally.resyncs",
-            "tally.resync.changes")
+            "tally.resync.changes",
+            "tally.kyverno.reports.deleted",
+            "tally.kyverno.reports.expired",
+            "tally.kyverno.reports.waiting")
         .allMatch(n -> n.matches("tally(\\.[a-z]+)+"));
     for (Meter meter : registry.getMeters()) {
       assertThat(meter.getId().getDescription()).as(meter.getId().getName()).isNotBlank();
