@@ -318,10 +318,11 @@ public final class Options {
     StringBuilder out = new StringBuilder();
     out.append("Usage: java -jar tally-aggregator.jar [FLAGS]\n\n")
         .append("Aggregates Tally's partial reports (tally.dev PartialReport and")
-        .append(" ClusterPartialReport)\ninto policy reports, as report-fabric8's")
-        .append(" AggregatorController, with leader election,\n")
-        .append("/healthz, /readyz and /metrics. Exits 0 after SIGTERM, 2 for a bad flag, 1 when")
-        .append(" it\ncannot start (API server unreachable, access refused).\n\n")
+        .append(" ClusterPartialReport)\ninto policy reports, or with --input kyverno Kyverno's")
+        .append(" intermediate reports into\nKyverno's per-resource reports, as report-fabric8's")
+        .append(" AggregatorController, with\nleader election, /healthz, /readyz and /metrics.")
+        .append(" Exits 0 after SIGTERM, 2 for a bad\nflag, 1 when it cannot start (API server")
+        .append(" unreachable, access refused).\n\n")
         .append("Flags (a value follows the flag or '='; DURATION is like 500ms, 15s, 10m,")
         .append(" 1h):\n");
     for (Flag f : FLAGS) {

@@ -237,25 +237,29 @@ class AggregatorJarIT {
   }
 
   private static Subject subject(KubernetesClient admin, String ns, String name) {
-    Pod pod =
-        admin
-            .pods()
-            .inNamespace(ns)
-            .resource(
-                new PodBuilder()
-                    .withNewMetadata()
-                    .withName(name)
-                    .withNamespace(ns)
-                    .endMetadata()
-                    .withNewSpec()
-                    .addNewContainer()
-                    .withName("app")
-                    .withImage("registry.invalid/app:1")
-                    .endContainer()
-                    .endSpec()
-                    .build())
-            .create();
+    Pod pod = pod(admin, ns, name);
     return Subject.of("v1", "Pod", ns, name, pod.getMetadata().getUid());
+  }
+
+  /** A Pod the server accepts (no node runs it). */
+  static Pod pod(KubernetesClient admin, String ns, String name) {
+    return admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(ns)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("registry.invalid/app:1")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
   }
 
   private static long observed = 1_700_000_000;

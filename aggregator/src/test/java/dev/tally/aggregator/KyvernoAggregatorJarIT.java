@@ -14,7 +14,6 @@ import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -67,7 +66,7 @@ class KyvernoAggregatorJarIT {
         cluster.serviceAccount(
             "aggregator", "tally-kyverno-aggregator", "tally-kyverno-aggregator-lease");
     Path kubeconfig = AggregatorJarIT.kubeconfigFor(cluster, account, dir.resolve("kubeconfig"));
-    Pod pod = pod(admin, ns, "web");
+    Pod pod = AggregatorJarIT.pod(admin, ns, "web");
     String uid = pod.getMetadata().getUid();
 
     try (JarProcess jar =
@@ -160,26 +159,6 @@ class KyvernoAggregatorJarIT {
           }
         },
         Duration.ofSeconds(60));
-  }
-
-  private static Pod pod(KubernetesClient admin, String ns, String name) {
-    return admin
-        .pods()
-        .inNamespace(ns)
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(ns)
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("app")
-                .withImage("registry.invalid/app:1")
-                .endContainer()
-                .endSpec()
-                .build())
-        .create();
   }
 
   private static Map<String, Object> result(String rule, String status, long seconds) {

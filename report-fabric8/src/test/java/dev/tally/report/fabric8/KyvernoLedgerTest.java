@@ -12,7 +12,6 @@ import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -110,47 +109,23 @@ class KyvernoLedgerTest {
     return RealKyvernoTest.statuses(reports.get(0));
   }
 
-  /** A background-scan report about Pod default/web, uid u-1, of one result. */
+  /** An admission report (uid known) about Pod default/web, uid u-1, of one result. */
   private static GenericKubernetesResource report(
       String name, String resourceVersion, String status, long seconds) {
-    return Serialization.unmarshal(
-        Serialization.asJson(
+    GenericKubernetesResource report =
+        RealKyvernoTest.admissionReport(
+            "default",
+            name,
+            "Pod",
+            "",
+            "v1",
+            "web",
+            "u-1",
+            seconds,
             Map.of(
-                "apiVersion",
-                "reports.kyverno.io/v1",
-                "kind",
-                "EphemeralReport",
-                "metadata",
-                Map.of(
-                    "name",
-                    name,
-                    "namespace",
-                    "default",
-                    "resourceVersion",
-                    resourceVersion,
-                    "labels",
-                    Map.of(
-                        "app.kubernetes.io/managed-by", "kyverno",
-                        "audit.kyverno.io/source", "background-scan",
-                        "audit.kyverno.io/resource.group", "",
-                        "audit.kyverno.io/resource.version", "v1",
-                        "audit.kyverno.io/resource.kind", "Pod",
-                        "audit.kyverno.io/resource.uid", "u-1",
-                        "cpol.kyverno.io/require-labels", "1"),
-                    "annotations",
-                    Map.of(
-                        "audit.kyverno.io/resource.namespace", "default",
-                        "audit.kyverno.io/resource.name", "web")),
-                "spec",
-                Map.of(
-                    "results",
-                    List.of(
-                        Map.of(
-                            "source", "kyverno",
-                            "policy", "require-labels",
-                            "rule", "check",
-                            "result", status,
-                            "timestamp", Map.of("seconds", seconds, "nanos", 0)))))),
-        GenericKubernetesResource.class);
+                "require-labels",
+                List.of(RealKyvernoTest.result("require-labels", "check", status, seconds))));
+    report.getMetadata().setResourceVersion(resourceVersion);
+    return report;
   }
 }
