@@ -160,7 +160,7 @@ final class DefaultReportAggregator implements ReportAggregator {
           new Register(subject, values.key(e.getKey()), order, e.getValue(), values, uidPath);
       budget.checkFits(p, r);
       Register old = held.get(r.key);
-      if (old == null || MergeRule.wins(order, r.digest, old.order, old.digest)) {
+      if (r.wins(old, values)) {
         incoming.add(r);
         delta += r.results.length - (old == null ? 0 : old.results.length);
       }
@@ -279,14 +279,14 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
     }
     for (Register r : all) {
-      if (r.effective.length > 0) {
+      if (r.effective().length > 0) {
         group(r).trie.remove(r);
       }
     }
     liveness = next;
     for (Register r : all) {
       refreshView(r);
-      if (r.effective.length > 0) {
+      if (r.effective().length > 0) {
         Group g = group(r);
         g.trie.add(r);
         markDirty(g);
@@ -320,12 +320,12 @@ final class DefaultReportAggregator implements ReportAggregator {
   /** The registers of {@code r}'s subject, created when there are none yet. */
   private HeldRegisters heldFor(Register r) {
     String namespace = r.subject.namespace();
-    HeldRegisters first = subjects.get(r.uid);
+    HeldRegisters first = subjects.get(r.uid());
     HeldRegisters held = HeldRegisters.in(first, namespace);
     if (held == null) {
       held = new HeldRegisters(namespace, 4);
       held.next = first;
-      subjects.put(r.uid, held);
+      subjects.put(r.uid(), held);
     }
     return held;
   }
@@ -372,7 +372,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
     resultCount += r.results.length;
     refreshView(r);
-    if (r.effective.length > 0) {
+    if (r.effective().length > 0) {
       Group g = group(r);
       g.trie.add(r);
       markDirty(g);
@@ -381,7 +381,7 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   private void remove(Register r) {
     values.removed();
-    HeldRegisters held = HeldRegisters.in(subjects.get(r.uid), r.subject.namespace());
+    HeldRegisters held = HeldRegisters.in(subjects.get(r.uid()), r.subject.namespace());
     held.remove(r.key);
     boolean producerGone = true;
     for (Register other : held) {
@@ -397,7 +397,7 @@ final class DefaultReportAggregator implements ReportAggregator {
         subjectsByProducer.remove(key);
       }
     }
-    dropIfEmpty(r.uid, held);
+    dropIfEmpty(r.uid(), held);
     if (r.results.length > 0) {
       long[] ns = resultsByNamespace.get(r.subject.namespace());
       ns[0] -= r.results.length;
@@ -406,7 +406,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
     }
     resultCount -= r.results.length;
-    if (r.effective.length > 0) {
+    if (r.effective().length > 0) {
       Group g = group(r);
       g.trie.remove(r);
       markDirty(g);
@@ -447,9 +447,7 @@ final class DefaultReportAggregator implements ReportAggregator {
         sum += x.digest();
       }
     }
-    r.effective = view;
-    r.effectiveBytes = bytes;
-    r.effectiveHash = sum;
+    r.view(view, bytes, sum);
   }
 
   private boolean keeps(CoverageKey key, Result x) {

@@ -73,15 +73,15 @@ final class PartitionTrie {
 
   /** Adds a register's effective results; it must not be in the trie. */
   void add(Register r) {
-    if (r.effective.length > 0) {
-      root = insert(root, r, r.effective);
+    if (r.effective().length > 0) {
+      root = insert(root, r, r.effective());
     }
   }
 
   /** Removes a register's effective results, as they were added. */
   void remove(Register r) {
-    if (r.effective.length > 0) {
-      root = delete(root, r, r.effective);
+    if (r.effective().length > 0) {
+      root = delete(root, r, r.effective());
     }
   }
 
@@ -220,8 +220,8 @@ final class PartitionTrie {
     for (Result[] p : pieces) {
       total += p.length;
     }
-    if (total == r.effective.length) {
-      return r.effective;
+    if (total == r.effective().length) {
+      return r.effective();
     }
     Result[] out = new Result[total];
     int i = 0;
@@ -234,8 +234,8 @@ final class PartitionTrie {
   }
 
   private static long bytesOf(Register r, Result[] piece) {
-    if (piece == r.effective) {
-      return r.effectiveBytes;
+    if (piece == r.effective()) {
+      return r.effectiveBytes();
     }
     long b = 0;
     for (Result x : piece) {
@@ -378,7 +378,7 @@ final class PartitionTrie {
           return p;
         }
       }
-      return r.effective;
+      return r.effective();
     }
 
     /** Each register with its results here, in no particular order. */
@@ -448,7 +448,7 @@ final class PartitionTrie {
         registers = Arrays.copyOf(registers, Math.max(4, size * 2));
       }
       registers[size++] = r;
-      if (n != r.effective.length) {
+      if (n != r.effective().length) {
         if (pieces == null) {
           pieces = new IdentityHashMap<>();
         }
@@ -493,7 +493,7 @@ final class PartitionTrie {
       }
       if (index < 0 || pieceOf(r).length != n) {
         throw new IllegalStateException(
-            "register " + r.key + " of " + r.uid + " is not in this leaf");
+            "register " + r.key + " of " + r.uid() + " is not in this leaf");
       }
       if (index < ordered) {
         int offset = 0;
@@ -522,8 +522,8 @@ final class PartitionTrie {
     }
 
     private static long sum(Register r, Result[] piece) {
-      if (piece == r.effective) {
-        return r.effectiveHash;
+      if (piece == r.effective()) {
+        return r.effectiveHash();
       }
       long s = 0;
       for (Result x : piece) {

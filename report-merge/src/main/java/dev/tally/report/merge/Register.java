@@ -11,6 +11,11 @@ import org.jspecify.annotations.Nullable;
  * policy). Its content never changes; a later evaluation replaces the register. The output view
  * ({@link #effective} and its digests) depends on liveness and the status filter and is refreshed
  * by the aggregator when those change.
+ *
+ * <p>A large state holds one of these per (subject, policy), so it keeps only what the hot paths
+ * read: the uid is the subject's, the view is the results themselves unless a filter hides some
+ * (then a {@link View} holds the rest), and the content digest, read only when two evaluations tie
+ * in order, is computed when it is asked for.
  */
 final class Register {
   /** Canonical order of registers: by subject, then source and policy. */
@@ -21,17 +26,15 @@ final class Register {
         }
         int c = CanonicalOrder.SUBJECT.compare(a.subject, b.subject);
         if (c == 0) {
-          c = CanonicalOrder.compare(a.uid, b.uid);
+          c = CanonicalOrder.compare(a.uid(), b.uid());
         }
         return c != 0 ? c : a.key.compareTo(b.key);
       };
 
-  final String uid;
   final CoverageKey key;
   final Subject subject;
   final Order order;
   final Result[] results;
-  final long digest;
 
   /**
    * The sum of {@link Fingerprint#result} over {@link #results}, and the sum of their encoded sizes
@@ -51,9 +54,11 @@ final class Register {
    */
   @Nullable GroupKey group;
 
-  Result[] effective;
-  int effectiveBytes;
-  long effectiveHash;
+  /** What of the results goes into aggregates when that is not all of them; else null. */
+  private @Nullable View filtered;
+
+  /** A filtered view: the results kept, their bytes (each with a comma) and digest sum. */
+  private record View(Result[] results, int bytes, long hash) {}
 
   Register(Subject subject, CoverageKey key, Order order, Result[] results) {
     this(subject, key, order, results, ValueFacts.DIRECT);
@@ -75,7 +80,6 @@ final class Register {
       Result[] results,
       ValueFacts facts,
       long uidPathPrefix) {
-    this.uid = subject.uid();
     this.key = key;
     this.subject = subject;
     this.order = order;
@@ -88,10 +92,53 @@ final class Register {
     }
     this.resultsHash = hash;
     this.resultsBytes = bytes;
-    this.digest = MergeRule.digest(facts.digest(subject), results.length, hash);
     this.pathHash = Fingerprint.path(uidPathPrefix, key.source(), key.policy());
-    this.effective = results;
-    this.effectiveBytes = bytes;
-    this.effectiveHash = hash;
+  }
+
+  String uid() {
+    return subject.uid();
+  }
+
+  /**
+   * The digest of the register's whole content, for {@link MergeRule#wins}: needed only when two
+   * evaluations tie in order, so it is not held.
+   */
+  long digest(ValueFacts facts) {
+    return MergeRule.digest(facts.digest(subject), results.length, resultsHash);
+  }
+
+  /** Whether this register's content replaces {@code old}'s (null: nothing held). */
+  boolean wins(@Nullable Register old, ValueFacts facts) {
+    if (old == null) {
+      return true;
+    }
+    int c = order.compareTo(old.order);
+    if (c != 0) {
+      return c > 0;
+    }
+    return MergeRule.wins(order, digest(facts), old.order, old.digest(facts));
+  }
+
+  /** The results that go into aggregates. */
+  Result[] effective() {
+    View v = filtered;
+    return v == null ? results : v.results;
+  }
+
+  /** The encoded bytes of {@link #effective}, each with a comma. */
+  int effectiveBytes() {
+    View v = filtered;
+    return v == null ? resultsBytes : v.bytes;
+  }
+
+  /** The sum of the digests of {@link #effective}. */
+  long effectiveHash() {
+    View v = filtered;
+    return v == null ? resultsHash : v.hash;
+  }
+
+  /** Sets the view: {@code view} is {@link #results} or a part of it with these totals. */
+  void view(Result[] view, int bytes, long hash) {
+    filtered = view == results ? null : new View(view, bytes, hash);
   }
 }
