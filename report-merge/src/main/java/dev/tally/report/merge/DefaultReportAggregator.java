@@ -63,7 +63,7 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   private Liveness liveness = Liveness.all();
 
-  private final Map<String, HeldRegisters> subjects = new HashMap<>();
+  private final HeldRegisters.ByUid subjects = new HeldRegisters.ByUid();
   private final Map<String, Timestamp> tombstones = new HashMap<>();
   private final Map<GroupKey, Group> groups = new HashMap<>();
   private final Set<Group> dirty = new LinkedHashSet<>();
@@ -78,9 +78,9 @@ final class DefaultReportAggregator implements ReportAggregator {
   private record ProducerKey(String namespace, String producer) {}
 
   /**
-   * One instance of each string and subject held, with its digest and size. Results then share
-   * their repeated strings, and registers of a partition, ordered by subject, compare equal strings
-   * by identity instead of by content, which saves a cache miss per comparison on a large state.
+   * One instance of each string and subject held. Results then share their repeated strings, and
+   * registers of a partition, ordered by subject, compare equal strings by identity instead of by
+   * content, which saves a cache miss per comparison on a large state.
    */
   private final ValueTable values = new ValueTable();
 
@@ -309,11 +309,12 @@ final class DefaultReportAggregator implements ReportAggregator {
   /** Every register held, in no particular order. */
   private List<Register> allRegisters() {
     List<Register> all = new ArrayList<>();
-    for (HeldRegisters first : subjects.values()) {
-      for (HeldRegisters h = first; h != null; h = h.next) {
-        h.forEach(all::add);
-      }
-    }
+    subjects.forEach(
+        first -> {
+          for (HeldRegisters h = first; h != null; h = h.next) {
+            h.forEach(all::add);
+          }
+        });
     return all;
   }
 
@@ -323,9 +324,9 @@ final class DefaultReportAggregator implements ReportAggregator {
     HeldRegisters first = subjects.get(r.uid());
     HeldRegisters held = HeldRegisters.in(first, namespace);
     if (held == null) {
-      held = new HeldRegisters(namespace, 4);
+      held = new HeldRegisters(r.uid(), namespace, 4);
       held.next = first;
-      subjects.put(r.uid(), held);
+      subjects.put(held);
     }
     return held;
   }
@@ -340,7 +341,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       if (held.next == null) {
         subjects.remove(uid);
       } else {
-        subjects.put(uid, held.next);
+        subjects.put(held.next);
       }
       return;
     }

@@ -4,6 +4,7 @@ import dev.tally.report.api.CoverageKey;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,7 +18,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class HeldRegisters implements Iterable<Register> {
   /** Held for subjects without registers; never changed. */
-  static final HeldRegisters NONE = new HeldRegisters("", 0);
+  static final HeldRegisters NONE = new HeldRegisters("", "", 0);
+
+  /** The subject's uid. */
+  final String uid;
 
   /** The namespace of every register held here ("" for cluster-scoped subjects). */
   final String namespace;
@@ -28,7 +32,8 @@ final class HeldRegisters implements Iterable<Register> {
   private Register[] registers;
   private int size;
 
-  HeldRegisters(String namespace, int capacity) {
+  HeldRegisters(String uid, String namespace, int capacity) {
+    this.uid = uid;
     this.namespace = namespace;
     this.registers = new Register[capacity];
   }
@@ -66,7 +71,8 @@ final class HeldRegisters implements Iterable<Register> {
       return;
     }
     if (size == registers.length) {
-      registers = Arrays.copyOf(registers, Math.max(2, size * 2));
+      // a subject's registers grow one policy at a time: a third more, not double
+      registers = Arrays.copyOf(registers, Math.max(2, size + (size + 2) / 3));
     }
     registers[size++] = r;
   }
@@ -91,5 +97,104 @@ final class HeldRegisters implements Iterable<Register> {
   @Override
   public Iterator<Register> iterator() {
     return Arrays.asList(registers).subList(0, size).iterator();
+  }
+
+  /**
+   * The first {@link HeldRegisters} of each uid: open addressing with linear probing in one array,
+   * at most three quarters full, keyed by {@link #uid}. A {@code HashMap} takes a 32-byte node per
+   * subject besides its table; this takes only the table.
+   */
+  static final class ByUid {
+    private @Nullable HeldRegisters[] slots = new HeldRegisters[16];
+    private int size;
+
+    private static int slot(String uid, int mask) {
+      int h = uid.hashCode() * 0x9E3779B9;
+      return (h ^ (h >>> 16)) & mask;
+    }
+
+    /** The first registers held for {@code uid}, or null. */
+    @Nullable HeldRegisters get(String uid) {
+      @Nullable HeldRegisters[] s = slots;
+      int mask = s.length - 1;
+      for (int i = slot(uid, mask); ; i = (i + 1) & mask) {
+        HeldRegisters h = s[i];
+        if (h == null || h.uid.equals(uid)) {
+          return h;
+        }
+      }
+    }
+
+    /** Makes {@code first} the first registers held for its uid. */
+    void put(HeldRegisters first) {
+      @Nullable HeldRegisters[] s = slots;
+      int mask = s.length - 1;
+      int i = slot(first.uid, mask);
+      for (; s[i] != null; i = (i + 1) & mask) {
+        if (s[i].uid.equals(first.uid)) {
+          s[i] = first;
+          return;
+        }
+      }
+      s[i] = first;
+      if (++size * 4 > s.length * 3) {
+        grow();
+      }
+    }
+
+    /** Forgets what is held for {@code uid}. */
+    void remove(String uid) {
+      @Nullable HeldRegisters[] s = slots;
+      int mask = s.length - 1;
+      int i = slot(uid, mask);
+      while (true) {
+        HeldRegisters h = s[i];
+        if (h == null) {
+          return;
+        }
+        if (h.uid.equals(uid)) {
+          break;
+        }
+        i = (i + 1) & mask;
+      }
+      // backward shift: move up every later entry of the run that may not stay behind the hole
+      int hole = i;
+      for (int j = (hole + 1) & mask; s[j] != null; j = (j + 1) & mask) {
+        int home = slot(s[j].uid, mask);
+        // the entry at j may fill the hole unless its home lies cyclically in (hole, j]
+        boolean stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+        if (!stays) {
+          s[hole] = s[j];
+          hole = j;
+        }
+      }
+      s[hole] = null;
+      size--;
+    }
+
+    /** Each uid's first registers, in no particular order. */
+    void forEach(Consumer<HeldRegisters> action) {
+      for (HeldRegisters h : slots) {
+        if (h != null) {
+          action.accept(h);
+        }
+      }
+    }
+
+    private void grow() {
+      @Nullable HeldRegisters[] old = slots;
+      @Nullable HeldRegisters[] s = new HeldRegisters[old.length * 2];
+      int mask = s.length - 1;
+      for (HeldRegisters h : old) {
+        if (h != null) {
+          int i = slot(h.uid, mask);
+          while (s[i] != null) {
+            i = (i + 1) & mask;
+          }
+          s[i] = h;
+        }
+      }
+      slots = s;
+    }
   }
 }
