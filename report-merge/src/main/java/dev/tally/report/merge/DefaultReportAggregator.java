@@ -439,16 +439,13 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
     }
     int bytes = r.resultsBytes;
-    long sum = r.resultsHash;
     if (view != r.results) {
       bytes = 0;
-      sum = 0;
       for (Result x : view) {
         bytes += x.encodedSize() + 1;
-        sum += x.digest();
       }
     }
-    r.view(view, bytes, sum);
+    r.view(view, bytes);
   }
 
   private boolean keeps(CoverageKey key, Result x) {
