@@ -22,6 +22,7 @@ import dev.tally.report.api.Timestamp;
 import dev.tally.report.api.WireNames;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -63,7 +64,9 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   private Liveness liveness = Liveness.all();
 
-  private final Map<String, HeldRegisters> subjects = new HashMap<>();
+  /** The registers of each uid, of every namespace that claims it. */
+  private final HeldRegisters.ByUid subjects = new HeldRegisters.ByUid();
+
   private final Map<String, Timestamp> tombstones = new HashMap<>();
   private final Map<GroupKey, Group> groups = new HashMap<>();
   private final Set<Group> dirty = new LinkedHashSet<>();
@@ -78,9 +81,9 @@ final class DefaultReportAggregator implements ReportAggregator {
   private record ProducerKey(String namespace, String producer) {}
 
   /**
-   * One instance of each string and subject held, with its digest and size. Results then share
-   * their repeated strings, and registers of a partition, ordered by subject, compare equal strings
-   * by identity instead of by content, which saves a cache miss per comparison on a large state.
+   * One instance of each string and subject held. Results then share their repeated strings, and
+   * registers of a partition, ordered by subject, compare equal strings by identity instead of by
+   * content, which saves a cache miss per comparison on a large state.
    */
   private final ValueTable values = new ValueTable();
 
@@ -142,10 +145,8 @@ final class DefaultReportAggregator implements ReportAggregator {
     Order order = Order.of(p);
     // only the registers of the partial's own namespace: a uid claimed in another namespace
     // never reads, replaces or counts against what is held there
-    HeldRegisters held = HeldRegisters.in(subjects.get(uid), p.subject().namespace());
-    if (held == null) {
-      held = HeldRegisters.NONE;
-    }
+    String namespace = p.subject().namespace();
+    Register[] held = subjects.get(uid);
 
     // plan everything first, user code included, so a refused report changes nothing
     List<Register> incoming = new ArrayList<>();
@@ -159,8 +160,8 @@ final class DefaultReportAggregator implements ReportAggregator {
       Register r =
           new Register(subject, values.key(e.getKey()), order, e.getValue(), values, uidPath);
       budget.checkFits(p, r);
-      Register old = held.get(r.key);
-      if (old == null || MergeRule.wins(order, r.digest, old.order, old.digest)) {
+      Register old = HeldRegisters.get(held, namespace, r.key);
+      if (r.wins(old, values)) {
         incoming.add(r);
         delta += r.results.length - (old == null ? 0 : old.results.length);
       }
@@ -169,8 +170,8 @@ final class DefaultReportAggregator implements ReportAggregator {
       return;
     }
     try {
-      checkNamespaceCap(p.subject().namespace(), delta);
-      checkProducerCap(p.subject().namespace(), p.producer(), held);
+      checkNamespaceCap(namespace, delta);
+      checkProducerCap(namespace, p.producer(), held);
       for (Register r : incoming) {
         r.group = groupKeyOf(r);
         if (r.group != null) {
@@ -185,12 +186,11 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
 
     for (Register r : incoming) {
-      Register old = held.get(r.key);
+      Register old = HeldRegisters.get(subjects.get(uid), namespace, r.key);
       if (old != null) {
         remove(old);
       }
       put(r);
-      held = HeldRegisters.in(subjects.get(uid), p.subject().namespace());
     }
     if (values.needsRebuild()) {
       values.rebuild(allRegisters());
@@ -215,11 +215,9 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
   }
 
-  private void checkProducerCap(String namespace, String producer, HeldRegisters held) {
-    for (Register r : held) {
-      if (r.order.producer().equals(producer)) {
-        return; // already counted for this subject
-      }
+  private void checkProducerCap(String namespace, String producer, Register[] held) {
+    if (HeldRegisters.producerHolds(held, namespace, producer)) {
+      return; // already counted for this subject
     }
     int[] count = subjectsByProducer.get(new ProducerKey(namespace, producer));
     int cap = config.caps().maxSubjectsPerProducer();
@@ -247,11 +245,9 @@ final class DefaultReportAggregator implements ReportAggregator {
     Timestamp effective = tombstones.get(uid);
     // the cluster deleted the object: its uid is gone in every namespace that claimed it
     List<Register> hidden = new ArrayList<>();
-    for (HeldRegisters h = subjects.get(uid); h != null; h = h.next) {
-      for (Register r : h) {
-        if (MergeRule.hidden(r.order.observedAt(), effective)) {
-          hidden.add(r);
-        }
+    for (Register r : subjects.get(uid)) {
+      if (MergeRule.hidden(r.order.observedAt(), effective)) {
+        hidden.add(r);
       }
     }
     hidden.forEach(this::remove);
@@ -279,14 +275,14 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
     }
     for (Register r : all) {
-      if (r.effective.length > 0) {
+      if (r.effective().length > 0) {
         group(r).trie.remove(r);
       }
     }
     liveness = next;
     for (Register r : all) {
       refreshView(r);
-      if (r.effective.length > 0) {
+      if (r.effective().length > 0) {
         Group g = group(r);
         g.trie.add(r);
         markDirty(g);
@@ -309,60 +305,16 @@ final class DefaultReportAggregator implements ReportAggregator {
   /** Every register held, in no particular order. */
   private List<Register> allRegisters() {
     List<Register> all = new ArrayList<>();
-    for (HeldRegisters first : subjects.values()) {
-      for (HeldRegisters h = first; h != null; h = h.next) {
-        h.forEach(all::add);
-      }
-    }
+    subjects.forEach(held -> Collections.addAll(all, held));
     return all;
-  }
-
-  /** The registers of {@code r}'s subject, created when there are none yet. */
-  private HeldRegisters heldFor(Register r) {
-    String namespace = r.subject.namespace();
-    HeldRegisters first = subjects.get(r.uid);
-    HeldRegisters held = HeldRegisters.in(first, namespace);
-    if (held == null) {
-      held = new HeldRegisters(namespace, 4);
-      held.next = first;
-      subjects.put(r.uid, held);
-    }
-    return held;
-  }
-
-  /** Forgets {@code held} (of {@code uid}) once it holds nothing. */
-  private void dropIfEmpty(String uid, HeldRegisters held) {
-    if (!held.isEmpty()) {
-      return;
-    }
-    HeldRegisters first = subjects.get(uid);
-    if (first == held) {
-      if (held.next == null) {
-        subjects.remove(uid);
-      } else {
-        subjects.put(uid, held.next);
-      }
-      return;
-    }
-    for (HeldRegisters h = first; h != null; h = h.next) {
-      if (h.next == held) {
-        h.next = held.next;
-        return;
-      }
-    }
   }
 
   /** Adds a register that no other register of its (namespace, uid, key) is held for. */
   private void put(Register r) {
-    HeldRegisters held = heldFor(r);
-    boolean producerNew = true;
-    for (Register other : held) {
-      if (other.order.producer().equals(r.order.producer())) {
-        producerNew = false;
-        break;
-      }
-    }
-    held.put(r);
+    Register[] held = subjects.get(r.uid());
+    boolean producerNew =
+        !HeldRegisters.producerHolds(held, r.subject.namespace(), r.order.producer());
+    subjects.set(r.uid(), HeldRegisters.with(held, r));
     if (producerNew) {
       subjectsByProducer.computeIfAbsent(producerKey(r), k -> new int[1])[0]++;
     }
@@ -372,7 +324,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
     resultCount += r.results.length;
     refreshView(r);
-    if (r.effective.length > 0) {
+    if (r.effective().length > 0) {
       Group g = group(r);
       g.trie.add(r);
       markDirty(g);
@@ -381,23 +333,15 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   private void remove(Register r) {
     values.removed();
-    HeldRegisters held = HeldRegisters.in(subjects.get(r.uid), r.subject.namespace());
-    held.remove(r.key);
-    boolean producerGone = true;
-    for (Register other : held) {
-      if (other.order.producer().equals(r.order.producer())) {
-        producerGone = false;
-        break;
-      }
-    }
-    if (producerGone) {
+    Register[] held = HeldRegisters.without(subjects.get(r.uid()), r);
+    subjects.set(r.uid(), held);
+    if (!HeldRegisters.producerHolds(held, r.subject.namespace(), r.order.producer())) {
       ProducerKey key = producerKey(r);
       int[] c = subjectsByProducer.get(key);
       if (--c[0] == 0) {
         subjectsByProducer.remove(key);
       }
     }
-    dropIfEmpty(r.uid, held);
     if (r.results.length > 0) {
       long[] ns = resultsByNamespace.get(r.subject.namespace());
       ns[0] -= r.results.length;
@@ -406,7 +350,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
     }
     resultCount -= r.results.length;
-    if (r.effective.length > 0) {
+    if (r.effective().length > 0) {
       Group g = group(r);
       g.trie.remove(r);
       markDirty(g);
@@ -438,18 +382,13 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
     }
     int bytes = r.resultsBytes;
-    long sum = r.resultsHash;
     if (view != r.results) {
       bytes = 0;
-      sum = 0;
       for (Result x : view) {
         bytes += x.encodedSize() + 1;
-        sum += x.digest();
       }
     }
-    r.effective = view;
-    r.effectiveBytes = bytes;
-    r.effectiveHash = sum;
+    r.view(view, bytes);
   }
 
   private boolean keeps(CoverageKey key, Result x) {

@@ -11,6 +11,11 @@ import org.jspecify.annotations.Nullable;
  * policy). Its content never changes; a later evaluation replaces the register. The output view
  * ({@link #effective} and its digests) depends on liveness and the status filter and is refreshed
  * by the aggregator when those change.
+ *
+ * <p>A large state holds one of these per (subject, policy), so it keeps only what the hot paths
+ * read: the uid is the subject's, the view is the results themselves unless a filter hides some
+ * (then a {@link View} holds the rest), and the content digest, read only when two evaluations tie
+ * in order, is computed when it is asked for.
  */
 final class Register {
   /** Canonical order of registers: by subject, then source and policy. */
@@ -21,25 +26,21 @@ final class Register {
         }
         int c = CanonicalOrder.SUBJECT.compare(a.subject, b.subject);
         if (c == 0) {
-          c = CanonicalOrder.compare(a.uid, b.uid);
+          c = CanonicalOrder.compare(a.uid(), b.uid());
         }
         return c != 0 ? c : a.key.compareTo(b.key);
       };
 
-  final String uid;
   final CoverageKey key;
   final Subject subject;
   final Order order;
   final Result[] results;
-  final long digest;
 
   /**
-   * The sum of {@link Fingerprint#result} over {@link #results}, and the sum of their encoded sizes
-   * plus one (a comma) each: computed once per register, not once per use, and kept as totals
-   * rather than per result because a filtered view, the only other use, is rare.
+   * The sum of the encoded sizes of {@link #results} plus one (a comma) each: computed once per
+   * register, because every level of a partition trie reads it. The sum of their digests is not
+   * held: the partition adds it up in the pass over the results that counts their statuses.
    */
-  final long resultsHash;
-
   final int resultsBytes;
 
   /** The path of this register in a partition trie: a digest of (uid, source, policy). */
@@ -51,9 +52,11 @@ final class Register {
    */
   @Nullable GroupKey group;
 
-  Result[] effective;
-  int effectiveBytes;
-  long effectiveHash;
+  /** What of the results goes into aggregates when that is not all of them; else null. */
+  private @Nullable View filtered;
+
+  /** A filtered view: the results kept and their bytes, each with a comma. */
+  private record View(Result[] results, int bytes) {}
 
   Register(Subject subject, CoverageKey key, Order order, Result[] results) {
     this(subject, key, order, results, ValueFacts.DIRECT);
@@ -75,23 +78,60 @@ final class Register {
       Result[] results,
       ValueFacts facts,
       long uidPathPrefix) {
-    this.uid = subject.uid();
     this.key = key;
     this.subject = subject;
     this.order = order;
     this.results = results;
-    long hash = 0;
     int bytes = 0;
     for (Result x : results) {
-      hash += x.digest(); // equal to Fingerprint.result(x), computed when x was built
       bytes += x.encodedSize() + 1;
     }
-    this.resultsHash = hash;
     this.resultsBytes = bytes;
-    this.digest = MergeRule.digest(facts.digest(subject), results.length, hash);
     this.pathHash = Fingerprint.path(uidPathPrefix, key.source(), key.policy());
-    this.effective = results;
-    this.effectiveBytes = bytes;
-    this.effectiveHash = hash;
+  }
+
+  String uid() {
+    return subject.uid();
+  }
+
+  /**
+   * The digest of the register's whole content, for {@link MergeRule#wins}: needed only when two
+   * evaluations tie in order, so it is not held.
+   */
+  long digest(ValueFacts facts) {
+    long hash = 0;
+    for (Result x : results) {
+      hash += x.digest(); // equal to Fingerprint.result(x), computed when x was built
+    }
+    return MergeRule.digest(facts.digest(subject), results.length, hash);
+  }
+
+  /** Whether this register's content replaces {@code old}'s (null: nothing held). */
+  boolean wins(@Nullable Register old, ValueFacts facts) {
+    if (old == null) {
+      return true;
+    }
+    int c = order.compareTo(old.order);
+    if (c != 0) {
+      return c > 0;
+    }
+    return MergeRule.wins(order, digest(facts), old.order, old.digest(facts));
+  }
+
+  /** The results that go into aggregates. */
+  Result[] effective() {
+    View v = filtered;
+    return v == null ? results : v.results;
+  }
+
+  /** The encoded bytes of {@link #effective}, each with a comma. */
+  int effectiveBytes() {
+    View v = filtered;
+    return v == null ? resultsBytes : v.bytes;
+  }
+
+  /** Sets the view: {@code view} is {@link #results} or a part of it of {@code bytes}. */
+  void view(Result[] view, int bytes) {
+    filtered = view == results ? null : new View(view, bytes);
   }
 }

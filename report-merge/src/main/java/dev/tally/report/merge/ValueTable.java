@@ -5,16 +5,13 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One instance of each equal string and subject the aggregator holds, with its digest and JSON size
- * computed once. Results repeat a handful of distinct sources, policies, rules, categories and
- * messages, so holding one instance of each saves most of a decoded result's memory, and a result's
- * digest and size are then a few table look-ups instead of two passes over every character.
+ * One instance of each equal string and subject the aggregator holds. Results repeat a handful of
+ * distinct sources, policies, rules, categories and messages, so holding one instance of each saves
+ * most of a decoded result's memory.
  *
  * <p>It also holds one instance of each coverage key, and lets the results of one evaluation share
  * its timestamp.
@@ -26,17 +23,15 @@ import org.jspecify.annotations.Nullable;
 final class ValueTable implements ValueFacts {
   private static final int MIN_REBUILD_SIZE = 4096;
 
-  /** A held subject and its digest, which every register of the subject is made with. */
-  private record SubjectFacts(Subject value, long digest) {}
-
   /**
-   * Each held string, by itself. Results carry their own digest and size, so nothing is kept per
-   * string but the instance.
+   * Each held string. Results carry their own digest and size, and a register's content digest (the
+   * only use of a subject's) is read only when two evaluations tie, so nothing is kept per value
+   * but the instance.
    */
-  private Map<String, String> strings = new HashMap<>();
+  private InternSet<String> strings = new InternSet<>();
 
-  private Map<Subject, SubjectFacts> subjects = new HashMap<>();
-  private Map<CoverageKey, CoverageKey> keys = new HashMap<>();
+  private InternSet<Subject> subjects = new InternSet<>();
+  private InternSet<CoverageKey> keys = new InternSet<>();
   private int rebuildAt = MIN_REBUILD_SIZE;
   private boolean removed;
   private @Nullable Timestamp lastTimestamp;
@@ -63,15 +58,14 @@ final class ValueTable implements ValueFacts {
 
   /** The held instance equal to {@code s}. */
   String string(String s) {
-    String held = strings.putIfAbsent(s, s);
-    return held == null ? s : held;
+    return strings.intern(s);
   }
 
   /** The held instance equal to {@code s}, made of held strings but for its own name and uid. */
   Subject subject(Subject s) {
-    SubjectFacts f = subjects.get(s);
-    if (f != null) {
-      return f.value;
+    Subject found = subjects.get(s);
+    if (found != null) {
+      return found;
     }
     String apiVersion = string(s.apiVersion());
     String kind = string(s.kind());
@@ -88,8 +82,7 @@ final class ValueTable implements ValueFacts {
                 && uid == s.uid()
             ? s
             : new Subject(apiVersion, kind, namespace, name, uid);
-    subjects.put(held, new SubjectFacts(held, Fingerprint.subjectDigest(held, ValueFacts.DIRECT)));
-    return held;
+    return subjects.intern(held);
   }
 
   /**
@@ -208,10 +201,7 @@ final class ValueTable implements ValueFacts {
       recentKeys[slot] = second;
       return second;
     }
-    CoverageKey held = keys.putIfAbsent(key, key);
-    if (held == null) {
-      held = key;
-    }
+    CoverageKey held = keys.intern(key);
     recentKeys[slot + 1] = first;
     recentKeys[slot] = held;
     return held;
@@ -257,8 +247,7 @@ final class ValueTable implements ValueFacts {
 
   @Override
   public long digest(Subject s) {
-    SubjectFacts f = subjects.get(s);
-    return f != null ? f.digest : Fingerprint.subjectDigest(s, this);
+    return Fingerprint.subjectDigest(s, this);
   }
 
   @Override
@@ -290,11 +279,11 @@ final class ValueTable implements ValueFacts {
 
   /** Keeps only the values of {@code live} registers, which must be made of held values. */
   void rebuild(Iterable<Register> live) {
-    Map<String, String> keptStrings = new HashMap<>();
-    Map<Subject, SubjectFacts> keptSubjects = new HashMap<>();
-    Map<CoverageKey, CoverageKey> keptKeys = new HashMap<>();
+    InternSet<String> keptStrings = new InternSet<>();
+    InternSet<Subject> keptSubjects = new InternSet<>();
+    InternSet<CoverageKey> keptKeys = new InternSet<>();
     for (Register r : live) {
-      keptKeys.putIfAbsent(r.key, r.key);
+      keptKeys.intern(r.key);
       keep(r.subject, keptStrings, keptSubjects);
       for (Result x : r.results) {
         keep(x.source(), keptStrings);
@@ -320,17 +309,17 @@ final class ValueTable implements ValueFacts {
     removed = false;
   }
 
-  private void keep(String s, Map<String, String> kept) {
+  private void keep(String s, InternSet<String> kept) {
     String held = strings.get(s);
     if (held != null) {
-      kept.putIfAbsent(held, held);
+      kept.intern(held);
     }
   }
 
-  private void keep(
-      Subject s, Map<String, String> keptStrings, Map<Subject, SubjectFacts> keptSubjects) {
-    SubjectFacts f = subjects.get(s);
-    if (f != null && keptSubjects.putIfAbsent(s, f) == null) {
+  private void keep(Subject s, InternSet<String> keptStrings, InternSet<Subject> keptSubjects) {
+    Subject held = subjects.get(s);
+    int before = keptSubjects.size();
+    if (held != null && keptSubjects.intern(held) != null && keptSubjects.size() > before) {
       keep(s.apiVersion(), keptStrings);
       keep(s.kind(), keptStrings);
       keep(s.namespace(), keptStrings);
