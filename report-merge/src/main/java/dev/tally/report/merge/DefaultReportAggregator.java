@@ -22,7 +22,6 @@ import dev.tally.report.api.Timestamp;
 import dev.tally.report.api.WireNames;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -64,9 +63,7 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   private Liveness liveness = Liveness.all();
 
-  /** The registers of each uid, of every namespace that claims it. */
   private final HeldRegisters.ByUid subjects = new HeldRegisters.ByUid();
-
   private final Map<String, Timestamp> tombstones = new HashMap<>();
   private final Map<GroupKey, Group> groups = new HashMap<>();
   private final Set<Group> dirty = new LinkedHashSet<>();
@@ -145,8 +142,10 @@ final class DefaultReportAggregator implements ReportAggregator {
     Order order = Order.of(p);
     // only the registers of the partial's own namespace: a uid claimed in another namespace
     // never reads, replaces or counts against what is held there
-    String namespace = p.subject().namespace();
-    Register[] held = subjects.get(uid);
+    HeldRegisters held = HeldRegisters.in(subjects.get(uid), p.subject().namespace());
+    if (held == null) {
+      held = HeldRegisters.NONE;
+    }
 
     // plan everything first, user code included, so a refused report changes nothing
     List<Register> incoming = new ArrayList<>();
@@ -160,7 +159,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       Register r =
           new Register(subject, values.key(e.getKey()), order, e.getValue(), values, uidPath);
       budget.checkFits(p, r);
-      Register old = HeldRegisters.get(held, namespace, r.key);
+      Register old = held.get(r.key);
       if (r.wins(old, values)) {
         incoming.add(r);
         delta += r.results.length - (old == null ? 0 : old.results.length);
@@ -170,8 +169,8 @@ final class DefaultReportAggregator implements ReportAggregator {
       return;
     }
     try {
-      checkNamespaceCap(namespace, delta);
-      checkProducerCap(namespace, p.producer(), held);
+      checkNamespaceCap(p.subject().namespace(), delta);
+      checkProducerCap(p.subject().namespace(), p.producer(), held);
       for (Register r : incoming) {
         r.group = groupKeyOf(r);
         if (r.group != null) {
@@ -186,11 +185,12 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
 
     for (Register r : incoming) {
-      Register old = HeldRegisters.get(subjects.get(uid), namespace, r.key);
+      Register old = held.get(r.key);
       if (old != null) {
         remove(old);
       }
       put(r);
+      held = HeldRegisters.in(subjects.get(uid), p.subject().namespace());
     }
     if (values.needsRebuild()) {
       values.rebuild(allRegisters());
@@ -215,9 +215,11 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
   }
 
-  private void checkProducerCap(String namespace, String producer, Register[] held) {
-    if (HeldRegisters.producerHolds(held, namespace, producer)) {
-      return; // already counted for this subject
+  private void checkProducerCap(String namespace, String producer, HeldRegisters held) {
+    for (Register r : held) {
+      if (r.order.producer().equals(producer)) {
+        return; // already counted for this subject
+      }
     }
     int[] count = subjectsByProducer.get(new ProducerKey(namespace, producer));
     int cap = config.caps().maxSubjectsPerProducer();
@@ -245,9 +247,11 @@ final class DefaultReportAggregator implements ReportAggregator {
     Timestamp effective = tombstones.get(uid);
     // the cluster deleted the object: its uid is gone in every namespace that claimed it
     List<Register> hidden = new ArrayList<>();
-    for (Register r : subjects.get(uid)) {
-      if (MergeRule.hidden(r.order.observedAt(), effective)) {
-        hidden.add(r);
+    for (HeldRegisters h = subjects.get(uid); h != null; h = h.next) {
+      for (Register r : h) {
+        if (MergeRule.hidden(r.order.observedAt(), effective)) {
+          hidden.add(r);
+        }
       }
     }
     hidden.forEach(this::remove);
@@ -305,16 +309,61 @@ final class DefaultReportAggregator implements ReportAggregator {
   /** Every register held, in no particular order. */
   private List<Register> allRegisters() {
     List<Register> all = new ArrayList<>();
-    subjects.forEach(held -> Collections.addAll(all, held));
+    subjects.forEach(
+        first -> {
+          for (HeldRegisters h = first; h != null; h = h.next) {
+            h.forEach(all::add);
+          }
+        });
     return all;
+  }
+
+  /** The registers of {@code r}'s subject, created when there are none yet. */
+  private HeldRegisters heldFor(Register r) {
+    String namespace = r.subject.namespace();
+    HeldRegisters first = subjects.get(r.uid());
+    HeldRegisters held = HeldRegisters.in(first, namespace);
+    if (held == null) {
+      held = new HeldRegisters(r.uid(), namespace, 4);
+      held.next = first;
+      subjects.put(held);
+    }
+    return held;
+  }
+
+  /** Forgets {@code held} (of {@code uid}) once it holds nothing. */
+  private void dropIfEmpty(String uid, HeldRegisters held) {
+    if (!held.isEmpty()) {
+      return;
+    }
+    HeldRegisters first = subjects.get(uid);
+    if (first == held) {
+      if (held.next == null) {
+        subjects.remove(uid);
+      } else {
+        subjects.put(held.next);
+      }
+      return;
+    }
+    for (HeldRegisters h = first; h != null; h = h.next) {
+      if (h.next == held) {
+        h.next = held.next;
+        return;
+      }
+    }
   }
 
   /** Adds a register that no other register of its (namespace, uid, key) is held for. */
   private void put(Register r) {
-    Register[] held = subjects.get(r.uid());
-    boolean producerNew =
-        !HeldRegisters.producerHolds(held, r.subject.namespace(), r.order.producer());
-    subjects.set(r.uid(), HeldRegisters.with(held, r));
+    HeldRegisters held = heldFor(r);
+    boolean producerNew = true;
+    for (Register other : held) {
+      if (other.order.producer().equals(r.order.producer())) {
+        producerNew = false;
+        break;
+      }
+    }
+    held.put(r);
     if (producerNew) {
       subjectsByProducer.computeIfAbsent(producerKey(r), k -> new int[1])[0]++;
     }
@@ -333,15 +382,23 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   private void remove(Register r) {
     values.removed();
-    Register[] held = HeldRegisters.without(subjects.get(r.uid()), r);
-    subjects.set(r.uid(), held);
-    if (!HeldRegisters.producerHolds(held, r.subject.namespace(), r.order.producer())) {
+    HeldRegisters held = HeldRegisters.in(subjects.get(r.uid()), r.subject.namespace());
+    held.remove(r.key);
+    boolean producerGone = true;
+    for (Register other : held) {
+      if (other.order.producer().equals(r.order.producer())) {
+        producerGone = false;
+        break;
+      }
+    }
+    if (producerGone) {
       ProducerKey key = producerKey(r);
       int[] c = subjectsByProducer.get(key);
       if (--c[0] == 0) {
         subjectsByProducer.remove(key);
       }
     }
+    dropIfEmpty(r.uid(), held);
     if (r.results.length > 0) {
       long[] ns = resultsByNamespace.get(r.subject.namespace());
       ns[0] -= r.results.length;
@@ -382,13 +439,16 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
     }
     int bytes = r.resultsBytes;
+    long sum = r.resultsHash;
     if (view != r.results) {
       bytes = 0;
+      sum = 0;
       for (Result x : view) {
         bytes += x.encodedSize() + 1;
+        sum += x.digest();
       }
     }
-    r.view(view, bytes);
+    r.view(view, bytes, sum);
   }
 
   private boolean keeps(CoverageKey key, Result x) {

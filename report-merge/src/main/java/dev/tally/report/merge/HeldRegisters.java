@@ -2,83 +2,110 @@ package dev.tally.report.merge;
 
 import dev.tally.report.api.CoverageKey;
 import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The registers held for one uid: an array of exactly the registers, at most one per (namespace,
- * coverage key). A subject has a handful (one per policy that evaluated it), so an array searched
- * in order takes a fraction of the memory of a map, or of an object per subject, and is as fast at
- * this size. The array is replaced, never grown in place, so it has no slack.
+ * The registers held for one subject, identified by (namespace, uid), at most one per coverage key.
+ * A subject has a handful (one per policy that evaluated it), so an array searched in order takes a
+ * tenth of the memory of a {@code HashMap} and is as fast at this size.
  *
- * <p>A uid claimed in several namespaces (only a hostile or confused producer does that) has the
- * registers of every namespace in its array; every look-up here names the namespace, so that what
- * is said about a uid in one namespace never reads or replaces what is held in another.
+ * <p>The aggregator finds these by uid; a uid claimed in several namespaces (only a hostile or
+ * confused producer does that) has one instance per namespace, chained through {@link #next}, so
+ * that what is said about a uid in one namespace never reads or replaces what is held in another.
  */
-final class HeldRegisters {
-  static final Register[] NONE = new Register[0];
+final class HeldRegisters implements Iterable<Register> {
+  /** Held for subjects without registers; never changed. */
+  static final HeldRegisters NONE = new HeldRegisters("", "", 0);
 
-  private HeldRegisters() {}
+  /** The subject's uid. */
+  final String uid;
 
-  private static boolean in(Register r, String namespace) {
-    String ns = r.subject.namespace();
-    return ns == namespace || ns.equals(namespace);
+  /** The namespace of every register held here ("" for cluster-scoped subjects). */
+  final String namespace;
+
+  /** The registers of the same uid in another namespace, if any. */
+  @Nullable HeldRegisters next;
+
+  private Register[] registers;
+  private int size;
+
+  HeldRegisters(String uid, String namespace, int capacity) {
+    this.uid = uid;
+    this.namespace = namespace;
+    this.registers = new Register[capacity];
   }
 
-  private static int indexOf(Register[] held, String namespace, CoverageKey key) {
-    for (int i = 0; i < held.length; i++) {
-      CoverageKey k = held[i].key;
-      // held keys are shared: usually the same instance
-      if ((k == key || k.equals(key)) && in(held[i], namespace)) {
+  /** The registers of {@code namespace} in the chain starting at {@code first}, or null. */
+  static @Nullable HeldRegisters in(@Nullable HeldRegisters first, String namespace) {
+    for (HeldRegisters h = first; h != null; h = h.next) {
+      if (h.namespace.equals(namespace)) {
+        return h;
+      }
+    }
+    return null;
+  }
+
+  private int indexOf(CoverageKey key) {
+    for (int i = 0; i < size; i++) {
+      CoverageKey k = registers[i].key;
+      if (k == key || k.equals(key)) { // held keys are shared: usually the same instance
         return i;
       }
     }
     return -1;
   }
 
-  /** The register of {@code key} in {@code namespace}, or null. */
-  static @Nullable Register get(Register[] held, String namespace, CoverageKey key) {
-    int i = indexOf(held, namespace, key);
-    return i < 0 ? null : held[i];
+  @Nullable Register get(CoverageKey key) {
+    int i = indexOf(key);
+    return i < 0 ? null : registers[i];
   }
 
-  /** Whether a register of {@code producer} is held in {@code namespace}. */
-  static boolean producerHolds(Register[] held, String namespace, String producer) {
-    for (Register r : held) {
-      if (r.order.producer().equals(producer) && in(r, namespace)) {
-        return true;
-      }
+  /** Holds {@code r}, replacing the register of its key. */
+  void put(Register r) {
+    int i = indexOf(r.key);
+    if (i >= 0) {
+      registers[i] = r;
+      return;
     }
-    return false;
-  }
-
-  /** {@code held} with {@code r}, replacing the register of its namespace and key. */
-  static Register[] with(Register[] held, Register r) {
-    int i = indexOf(held, r.subject.namespace(), r.key);
-    Register[] out = Arrays.copyOf(held, i < 0 ? held.length + 1 : held.length);
-    out[i < 0 ? held.length : i] = r;
-    return out;
-  }
-
-  /** {@code held} without the register of {@code r}'s namespace and key. */
-  static Register[] without(Register[] held, Register r) {
-    int i = indexOf(held, r.subject.namespace(), r.key);
-    if (i < 0) {
-      return held;
+    if (size == registers.length) {
+      // a subject's registers grow one policy at a time: a third more, not double
+      registers = Arrays.copyOf(registers, Math.max(2, size + (size + 2) / 3));
     }
-    Register[] out = new Register[held.length - 1];
-    System.arraycopy(held, 0, out, 0, i);
-    System.arraycopy(held, i + 1, out, i, held.length - i - 1);
-    return out;
+    registers[size++] = r;
+  }
+
+  void remove(CoverageKey key) {
+    int i = indexOf(key);
+    if (i >= 0) {
+      System.arraycopy(registers, i + 1, registers, i, size - i - 1);
+      registers[--size] = null;
+    }
+  }
+
+  boolean isEmpty() {
+    return size == 0;
+  }
+
+  /** A copy, for callers that change what is held while they walk it. */
+  List<Register> toList() {
+    return List.of(Arrays.copyOf(registers, size));
+  }
+
+  @Override
+  public Iterator<Register> iterator() {
+    return Arrays.asList(registers).subList(0, size).iterator();
   }
 
   /**
-   * The registers of each uid: open addressing with linear probing in one array, at most three
-   * quarters full, each slot the array of a uid's registers (never empty), keyed by their uid. A
-   * {@code HashMap} takes a 32-byte node per subject besides its table; this takes only the table.
+   * The first {@link HeldRegisters} of each uid: open addressing with linear probing in one array,
+   * at most three quarters full, keyed by {@link #uid}. A {@code HashMap} takes a 32-byte node per
+   * subject besides its table; this takes only the table.
    */
   static final class ByUid {
-    private @Nullable Register[][] slots = new Register[16][];
+    private @Nullable HeldRegisters[] slots = new HeldRegisters[16];
     private int size;
 
     private static int slot(String uid, int mask) {
@@ -86,56 +113,46 @@ final class HeldRegisters {
       return (h ^ (h >>> 16)) & mask;
     }
 
-    private static String uidOf(Register[] held) {
-      return held[0].uid();
-    }
-
-    /** The registers held for {@code uid}, {@link #NONE} when there are none. */
-    Register[] get(String uid) {
-      @Nullable Register[][] s = slots;
+    /** The first registers held for {@code uid}, or null. */
+    @Nullable HeldRegisters get(String uid) {
+      @Nullable HeldRegisters[] s = slots;
       int mask = s.length - 1;
       for (int i = slot(uid, mask); ; i = (i + 1) & mask) {
-        Register[] h = s[i];
-        if (h == null) {
-          return NONE;
-        }
-        if (uidOf(h).equals(uid)) {
+        HeldRegisters h = s[i];
+        if (h == null || h.uid.equals(uid)) {
           return h;
         }
       }
     }
 
-    /** Holds {@code held} as the registers of {@code uid}; forgets the uid when it is empty. */
-    void set(String uid, Register[] held) {
-      if (held.length == 0) {
-        remove(uid);
-        return;
-      }
-      @Nullable Register[][] s = slots;
+    /** Makes {@code first} the first registers held for its uid. */
+    void put(HeldRegisters first) {
+      @Nullable HeldRegisters[] s = slots;
       int mask = s.length - 1;
-      int i = slot(uid, mask);
+      int i = slot(first.uid, mask);
       for (; s[i] != null; i = (i + 1) & mask) {
-        if (uidOf(s[i]).equals(uid)) {
-          s[i] = held;
+        if (s[i].uid.equals(first.uid)) {
+          s[i] = first;
           return;
         }
       }
-      s[i] = held;
+      s[i] = first;
       if (++size * 4 > s.length * 3) {
         grow();
       }
     }
 
-    private void remove(String uid) {
-      @Nullable Register[][] s = slots;
+    /** Forgets what is held for {@code uid}. */
+    void remove(String uid) {
+      @Nullable HeldRegisters[] s = slots;
       int mask = s.length - 1;
       int i = slot(uid, mask);
       while (true) {
-        Register[] h = s[i];
+        HeldRegisters h = s[i];
         if (h == null) {
           return;
         }
-        if (uidOf(h).equals(uid)) {
+        if (h.uid.equals(uid)) {
           break;
         }
         i = (i + 1) & mask;
@@ -143,8 +160,8 @@ final class HeldRegisters {
       // backward shift: move up every later entry of the run that may not stay behind the hole
       int hole = i;
       for (int j = (hole + 1) & mask; s[j] != null; j = (j + 1) & mask) {
-        int home = slot(uidOf(s[j]), mask);
-        // the entry at j stays unless its home lies cyclically outside (hole, j]
+        int home = slot(s[j].uid, mask);
+        // the entry at j may fill the hole unless its home lies cyclically in (hole, j]
         boolean stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
         if (!stays) {
           s[hole] = s[j];
@@ -155,9 +172,9 @@ final class HeldRegisters {
       size--;
     }
 
-    /** Each uid's registers, in no particular order. */
-    void forEach(Consumer<Register[]> action) {
-      for (Register[] h : slots) {
+    /** Each uid's first registers, in no particular order. */
+    void forEach(Consumer<HeldRegisters> action) {
+      for (HeldRegisters h : slots) {
         if (h != null) {
           action.accept(h);
         }
@@ -165,12 +182,12 @@ final class HeldRegisters {
     }
 
     private void grow() {
-      @Nullable Register[][] old = slots;
-      @Nullable Register[][] s = new Register[old.length * 2][];
+      @Nullable HeldRegisters[] old = slots;
+      @Nullable HeldRegisters[] s = new HeldRegisters[old.length * 2];
       int mask = s.length - 1;
-      for (Register[] h : old) {
+      for (HeldRegisters h : old) {
         if (h != null) {
-          int i = slot(uidOf(h), mask);
+          int i = slot(h.uid, mask);
           while (s[i] != null) {
             i = (i + 1) & mask;
           }

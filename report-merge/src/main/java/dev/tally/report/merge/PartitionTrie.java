@@ -38,6 +38,7 @@ final class PartitionTrie {
   static final int MAX_DEPTH = 128;
 
   private static final Register[] NO_REGISTERS = new Register[0];
+  private static final int[] NO_LENGTHS = new int[0];
   private static final Result[] NO_RESULTS = new Result[0];
 
   private final int maxResults;
@@ -317,9 +318,9 @@ final class PartitionTrie {
    * log n comparisons in all, no shifting per register), a split keeps what was in order in order,
    * and an upsert merges its few registers into the ordered rest.
    *
-   * <p>The results are held only by their registers: {@link #results} copies each register's in
-   * order. A copy of them in partition order would cost four bytes per result besides the
-   * registers' own arrays.
+   * <p>The results of the ordered registers are kept in one array in the same order, so that a
+   * flush reads one array rather than one per register (each a cache miss on a large state), and an
+   * upsert moves runs of it.
    */
   static final class Leaf extends Node {
     /** The path prefix: the first 64 bits, then the next 64. */
@@ -335,6 +336,14 @@ final class PartitionTrie {
 
     private int size;
     private int ordered;
+
+    /** The number of results each ordered register has here. */
+    private int[] lengths = NO_LENGTHS;
+
+    /** The results of the ordered registers, in canonical order: {@code [0, flatCount)}. */
+    private Result[] flat = NO_RESULTS;
+
+    private int flatCount;
 
     /**
      * The pieces of registers that have only part of their results here (a register alone larger
@@ -387,10 +396,18 @@ final class PartitionTrie {
       }
       Register[] tail = Arrays.copyOfRange(registers, ordered, size);
       Arrays.sort(tail, Register.ORDER);
+      if (lengths.length < size) {
+        lengths = Arrays.copyOf(lengths, registers.length);
+      }
+      if (flat.length < count) {
+        flat = Arrays.copyOf(flat, Math.max(count, flat.length + (flat.length >> 1)));
+      }
       // from the end: each tail register finds its place in the ordered part by a binary search,
-      // the run of ordered registers after it moves right in one copy
+      // the run of ordered registers (and their results) after it moves right in one copy
       int end = ordered; // the ordered registers still to place are [0, end)
+      int flatEnd = flatCount; // and their results [0, flatEnd)
       int write = size;
+      int flatWrite = count;
       for (int j = tail.length - 1; j >= 0; j--) {
         Register t = tail[j];
         int low = 0;
@@ -404,12 +421,26 @@ final class PartitionTrie {
           }
         }
         int run = end - low;
+        int runResults = 0;
+        for (int i = low; i < end; i++) {
+          runResults += lengths[i];
+        }
         write -= run;
         System.arraycopy(registers, low, registers, write, run);
+        System.arraycopy(lengths, low, lengths, write, run);
+        flatWrite -= runResults;
+        flatEnd -= runResults;
+        System.arraycopy(flat, flatEnd, flat, flatWrite, runResults);
         end = low;
-        registers[--write] = t;
+        Result[] piece = pieceOf(t);
+        write--;
+        registers[write] = t;
+        lengths[write] = piece.length;
+        flatWrite -= piece.length;
+        System.arraycopy(piece, 0, flat, flatWrite, piece.length);
       }
       ordered = size;
+      flatCount = count;
     }
 
     void put(Register r, Result[] piece, int n, long b) {
@@ -425,12 +456,10 @@ final class PartitionTrie {
       }
       count += n;
       bytes += b;
-      long sum = 0;
+      resultSum += sum(r, piece);
       for (Result x : piece) {
         statusCounts[x.status().ordinal()]++;
-        sum += x.digest();
       }
-      resultSum += sum;
       dirty = true;
     }
 
@@ -442,7 +471,15 @@ final class PartitionTrie {
       boolean allOrdered = ordered == size;
       put(r, piece, piece.length, bytesOf(r, piece));
       if (inOrder && allOrdered) {
-        ordered++;
+        if (lengths.length < size) {
+          lengths = Arrays.copyOf(lengths, registers.length);
+        }
+        lengths[ordered++] = piece.length;
+        if (flat.length < flatCount + piece.length) {
+          flat = Arrays.copyOf(flat, Math.max(flatCount + piece.length, flat.length * 2));
+        }
+        System.arraycopy(piece, 0, flat, flatCount, piece.length);
+        flatCount += piece.length;
       }
     }
 
@@ -459,6 +496,14 @@ final class PartitionTrie {
             "register " + r.key + " of " + r.uid() + " is not in this leaf");
       }
       if (index < ordered) {
+        int offset = 0;
+        for (int i = 0; i < index; i++) {
+          offset += lengths[i];
+        }
+        System.arraycopy(flat, offset + n, flat, offset, flatCount - offset - n);
+        Arrays.fill(flat, flatCount - n, flatCount, null);
+        flatCount -= n;
+        System.arraycopy(lengths, index + 1, lengths, index, ordered - index - 1);
         ordered--;
       }
       System.arraycopy(registers, index + 1, registers, index, size - index - 1);
@@ -469,13 +514,22 @@ final class PartitionTrie {
       }
       count -= n;
       bytes -= b;
-      long sum = 0;
+      resultSum -= sum(r, piece);
       for (Result x : piece) {
         statusCounts[x.status().ordinal()]--;
-        sum += x.digest();
       }
-      resultSum -= sum;
       dirty = true;
+    }
+
+    private static long sum(Register r, Result[] piece) {
+      if (piece == r.effective()) {
+        return r.effectiveHash();
+      }
+      long s = 0;
+      for (Result x : piece) {
+        s += x.digest();
+      }
+      return s;
     }
 
     /**
@@ -517,14 +571,7 @@ final class PartitionTrie {
      */
     List<Result> results() {
       order();
-      Result[] out = new Result[count];
-      int at = 0;
-      for (int i = 0; i < size; i++) {
-        Result[] piece = pieceOf(registers[i]);
-        System.arraycopy(piece, 0, out, at, piece.length);
-        at += piece.length;
-      }
-      return List.of(out);
+      return List.of(flat.length == count ? flat : Arrays.copyOf(flat, count));
     }
   }
 }

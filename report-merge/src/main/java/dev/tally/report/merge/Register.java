@@ -37,10 +37,12 @@ final class Register {
   final Result[] results;
 
   /**
-   * The sum of the encoded sizes of {@link #results} plus one (a comma) each: computed once per
-   * register, because every level of a partition trie reads it. The sum of their digests is not
-   * held: the partition adds it up in the pass over the results that counts their statuses.
+   * The sum of {@link Fingerprint#result} over {@link #results}, and the sum of their encoded sizes
+   * plus one (a comma) each: computed once per register, not once per use, and kept as totals
+   * rather than per result because a filtered view, the only other use, is rare.
    */
+  final long resultsHash;
+
   final int resultsBytes;
 
   /** The path of this register in a partition trie: a digest of (uid, source, policy). */
@@ -55,8 +57,8 @@ final class Register {
   /** What of the results goes into aggregates when that is not all of them; else null. */
   private @Nullable View filtered;
 
-  /** A filtered view: the results kept and their bytes, each with a comma. */
-  private record View(Result[] results, int bytes) {}
+  /** A filtered view: the results kept, their bytes (each with a comma) and digest sum. */
+  private record View(Result[] results, int bytes, long hash) {}
 
   Register(Subject subject, CoverageKey key, Order order, Result[] results) {
     this(subject, key, order, results, ValueFacts.DIRECT);
@@ -82,10 +84,13 @@ final class Register {
     this.subject = subject;
     this.order = order;
     this.results = results;
+    long hash = 0;
     int bytes = 0;
     for (Result x : results) {
+      hash += x.digest(); // equal to Fingerprint.result(x), computed when x was built
       bytes += x.encodedSize() + 1;
     }
+    this.resultsHash = hash;
     this.resultsBytes = bytes;
     this.pathHash = Fingerprint.path(uidPathPrefix, key.source(), key.policy());
   }
@@ -99,11 +104,7 @@ final class Register {
    * evaluations tie in order, so it is not held.
    */
   long digest(ValueFacts facts) {
-    long hash = 0;
-    for (Result x : results) {
-      hash += x.digest(); // equal to Fingerprint.result(x), computed when x was built
-    }
-    return MergeRule.digest(facts.digest(subject), results.length, hash);
+    return MergeRule.digest(facts.digest(subject), results.length, resultsHash);
   }
 
   /** Whether this register's content replaces {@code old}'s (null: nothing held). */
@@ -130,8 +131,14 @@ final class Register {
     return v == null ? resultsBytes : v.bytes;
   }
 
-  /** Sets the view: {@code view} is {@link #results} or a part of it of {@code bytes}. */
-  void view(Result[] view, int bytes) {
-    filtered = view == results ? null : new View(view, bytes);
+  /** The sum of the digests of {@link #effective}. */
+  long effectiveHash() {
+    View v = filtered;
+    return v == null ? resultsHash : v.hash;
+  }
+
+  /** Sets the view: {@code view} is {@link #results} or a part of it with these totals. */
+  void view(Result[] view, int bytes, long hash) {
+    filtered = view == results ? null : new View(view, bytes, hash);
   }
 }

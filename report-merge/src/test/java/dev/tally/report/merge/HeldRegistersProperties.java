@@ -4,10 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
-import dev.tally.report.api.CoverageKey;
-import dev.tally.report.api.Result;
-import dev.tally.report.api.Subject;
-import dev.tally.report.api.Timestamp;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,34 +23,26 @@ class HeldRegistersProperties {
         .checkAssert(
             ops -> {
               HeldRegisters.ByUid table = new HeldRegisters.ByUid();
-              Map<String, Register[]> model = new HashMap<>();
+              Map<String, HeldRegisters> model = new HashMap<>();
               for (int op : ops) {
                 String uid = "uid-" + (op >> 1);
                 if ((op & 1) == 0) {
-                  Register[] held = {register(uid)};
-                  table.set(uid, held);
-                  model.put(uid, held);
+                  HeldRegisters h = new HeldRegisters(uid, "ns", 1);
+                  table.put(h);
+                  model.put(uid, h);
                 } else {
-                  table.set(uid, HeldRegisters.NONE);
+                  table.remove(uid);
                   model.remove(uid);
                 }
                 for (int u = 0; u < 64; u++) {
                   String k = "uid-" + u;
-                  assertThat(table.get(k))
-                      .as(k)
-                      .isSameAs(model.getOrDefault(k, HeldRegisters.NONE));
+                  assertThat(table.get(k)).as(k).isSameAs(model.get(k));
                 }
               }
-              Map<String, Register[]> seen = new HashMap<>();
-              table.forEach(h -> assertThat(seen.put(h[0].uid(), h)).isNull());
+              Map<String, HeldRegisters> seen = new HashMap<>();
+              table.forEach(h -> assertThat(seen.put(h.uid, h)).isNull());
               assertThat(seen).isEqualTo(model);
             });
-  }
-
-  private static Register register(String uid) {
-    Subject subject = new Subject("v1", "Pod", "ns", "pod", uid);
-    Order order = new Order(Timestamp.ofSeconds(1), 0, "producer", 0);
-    return new Register(subject, new CoverageKey("source", "policy"), order, new Result[0]);
   }
 
   @Test
