@@ -47,6 +47,19 @@ public interface Grouping {
    * controller writes them, so that Tally replaces that controller and takes over its reports.
    */
   static Grouping kyvernoPerResource() {
+    return byUid("kyverno", ReportLayout.KYVERNO, "Grouping.kyvernoPerResource()");
+  }
+
+  /**
+   * One report per resource, scoped to and owned by it (what Kyverno does since 1.12), in Tally's
+   * layout.
+   */
+  static Grouping perSubject() {
+    return byUid("subject", ReportLayout.TALLY, "Grouping.perSubject()");
+  }
+
+  /** One group per subject uid, scoped to its subject: the two built-in per-resource groupings. */
+  private static Grouping byUid(String id, ReportLayout layout, String name) {
     return new Grouping() {
       @Override
       public String groupOf(Subject subject, CoverageKey key) {
@@ -55,7 +68,7 @@ public interface Grouping {
 
       @Override
       public String id() {
-        return "kyverno";
+        return id;
       }
 
       @Override
@@ -65,40 +78,12 @@ public interface Grouping {
 
       @Override
       public ReportLayout layout() {
-        return ReportLayout.KYVERNO;
+        return layout;
       }
 
       @Override
       public String toString() {
-        return "Grouping.kyvernoPerResource()";
-      }
-    };
-  }
-
-  /**
-   * One report per resource, scoped to and owned by it (what Kyverno does since 1.12), in Tally's
-   * layout.
-   */
-  static Grouping perSubject() {
-    return new Grouping() {
-      @Override
-      public String groupOf(Subject subject, CoverageKey key) {
-        return subject.uid();
-      }
-
-      @Override
-      public String id() {
-        return "subject";
-      }
-
-      @Override
-      public boolean scopedToSubject() {
-        return true;
-      }
-
-      @Override
-      public String toString() {
-        return "Grouping.perSubject()";
+        return name;
       }
     };
   }
