@@ -1,18 +1,12 @@
 package dev.tally.report.fabric8;
 
-import dev.tally.report.fabric8.internal.ApiCalls;
-import dev.tally.report.fabric8.internal.PagedList;
 import dev.tally.report.fabric8.kyverno.KyvernoCodec;
 import dev.tally.report.merge.kyverno.IntermediateReport;
 import dev.tally.report.merge.kyverno.KyvernoMapping;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -37,43 +31,15 @@ final class KyvernoReportsInput implements FeedInput {
   }
 
   @Override
-  public void checkAccess(KubernetesClient client, ApiCalls calls) {
-    String what = "list ephemeralreports";
-    try {
-      calls.call(
-          what,
-          () ->
-              client
-                  .genericKubernetesResources(EPHEMERAL)
-                  .inAnyNamespace()
-                  .list(new ListOptionsBuilder().withLimit(1L).build()));
-    } catch (KubernetesClientException e) {
-      throw new RequestFailedException(what, e);
-    }
-  }
-
-  @Override
-  public List<SharedIndexInformer<? extends HasMetadata>> informers(KubernetesClient client) {
+  public List<Kind> kinds(KubernetesClient client) {
+    var reports = client.genericKubernetesResources(EPHEMERAL).inAnyNamespace();
+    var clusterReports = client.genericKubernetesResources(CLUSTER_EPHEMERAL);
     return List.of(
-        client.genericKubernetesResources(EPHEMERAL).inAnyNamespace().runnableInformer(0),
-        client.genericKubernetesResources(CLUSTER_EPHEMERAL).runnableInformer(0));
-  }
-
-  @Override
-  public List<HasMetadata> listAll(KubernetesClient client, ApiCalls calls) {
-    List<HasMetadata> listed = new ArrayList<>();
-    listed.addAll(
-        PagedList.all(
-            calls,
-            "list ephemeralreports",
-            options ->
-                client.genericKubernetesResources(EPHEMERAL).inAnyNamespace().list(options)));
-    listed.addAll(
-        PagedList.all(
-            calls,
-            "list clusterephemeralreports",
-            options -> client.genericKubernetesResources(CLUSTER_EPHEMERAL).list(options)));
-    return listed;
+        new Kind("ephemeralreports", reports::list, () -> reports.runnableInformer(0)),
+        new Kind(
+            "clusterephemeralreports",
+            clusterReports::list,
+            () -> clusterReports.runnableInformer(0)));
   }
 
   @Override

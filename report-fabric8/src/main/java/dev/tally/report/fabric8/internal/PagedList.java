@@ -29,7 +29,9 @@ public final class PagedList {
   private PagedList() {}
 
   public static <T extends HasMetadata> List<T> all(
-      ApiCalls calls, String what, Function<ListOptions, KubernetesResourceList<T>> page) {
+      ApiCalls calls,
+      String what,
+      Function<ListOptions, ? extends KubernetesResourceList<? extends T>> page) {
     for (int restart = 0; ; restart++) {
       List<T> out = new ArrayList<>();
       @Nullable String token = null;
@@ -37,7 +39,7 @@ public final class PagedList {
         do {
           ListOptions options =
               new ListOptionsBuilder().withLimit(PAGE_SIZE).withContinue(token).build();
-          KubernetesResourceList<T> list = calls.call(what, () -> page.apply(options));
+          KubernetesResourceList<? extends T> list = calls.call(what, () -> page.apply(options));
           out.addAll(list.getItems());
           token = list.getMetadata() == null ? null : list.getMetadata().getContinue();
         } while (token != null && !token.isEmpty());
