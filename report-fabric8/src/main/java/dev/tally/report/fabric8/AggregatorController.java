@@ -269,7 +269,7 @@ public final class AggregatorController implements AutoCloseable {
     }
     // apply the informers' caches before diffing
     feed.applyCaches();
-    LOG.info("rebuilt from {} input objects", ledger.size());
+    LOG.info("rebuilt: {} objects (or resources) held", ledger.size());
     scheduler.resync();
   }
 

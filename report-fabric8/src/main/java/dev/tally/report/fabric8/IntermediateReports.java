@@ -21,8 +21,6 @@ import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -129,7 +127,12 @@ final class IntermediateReports {
 
   /** {@code object} is about {@code subject}, whose uid is not known yet. */
   void awaitAdoption(String key, HasMetadata object, Subject subject) {
-    Instant since = created(object).orElse(clock.instant());
+    // the creation time as KyvernoCodec read it: the report decoded before it came here
+    Instant since =
+        KyvernoCodec.read((GenericKubernetesResource) object)
+            .created()
+            .map(t -> Instant.ofEpochSecond(t.seconds(), t.nanos()))
+            .orElse(clock.instant());
     Waiting had = waiting.get(key);
     waiting.put(
         key,
@@ -381,17 +384,5 @@ final class IntermediateReports {
                 .withUid(uid)
                 .build()));
     return copy;
-  }
-
-  private static Optional<Instant> created(HasMetadata object) {
-    String created = object.getMetadata().getCreationTimestamp();
-    if (created == null || created.isEmpty()) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(OffsetDateTime.parse(created).toInstant());
-    } catch (DateTimeParseException e) {
-      return Optional.empty();
-    }
   }
 }

@@ -88,7 +88,10 @@ final class PartialReportLedger {
     return aggregator;
   }
 
-  /** How many objects the aggregator holds partial reports of. */
+  /**
+   * How many objects the aggregator holds partial reports of; with Kyverno's reports deleted after
+   * merging, how many resources.
+   */
   int size() {
     return subjects.size();
   }
