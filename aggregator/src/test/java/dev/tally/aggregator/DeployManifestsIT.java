@@ -126,7 +126,7 @@ class DeployManifestsIT {
   }
 
   /** Server-side apply of {@code m}, as {@code kubectl apply --server-side --validate=strict}. */
-  private static HttpResponse<String> apply(
+  static HttpResponse<String> apply(
       KubernetesClient admin, GenericKubernetesResource m, boolean dryRun) throws Exception {
     String apiVersion = m.getApiVersion();
     String base = apiVersion.contains("/") ? "apis/" + apiVersion : "api/" + apiVersion;
@@ -156,6 +156,7 @@ class DeployManifestsIT {
       case "CustomResourceDefinition" -> "customresourcedefinitions";
       case "ClusterRole" -> "clusterroles";
       case "ClusterRoleBinding" -> "clusterrolebindings";
+      case "RoleBinding" -> "rolebindings";
       case "ServiceAccount" -> "serviceaccounts";
       case "Deployment" -> "deployments";
       default -> throw new IllegalArgumentException("a kind deploy/ should not hold: " + kind);

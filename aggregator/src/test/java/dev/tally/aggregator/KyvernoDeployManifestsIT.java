@@ -30,7 +30,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -548,37 +547,6 @@ class KyvernoDeployManifestsIT {
   /** Server-side apply of {@code m}, as {@code kubectl apply --server-side --validate=strict}. */
   private static HttpResponse<String> apply(KubernetesClient admin, GenericKubernetesResource m)
       throws Exception {
-    String apiVersion = m.getApiVersion();
-    String base = apiVersion.contains("/") ? "apis/" + apiVersion : "api/" + apiVersion;
-    String namespace = m.getMetadata().getNamespace();
-    String url =
-        admin.getMasterUrl()
-            + base
-            + (namespace == null ? "" : "/namespaces/" + namespace)
-            + "/"
-            + plural(m.getKind())
-            + "/"
-            + m.getMetadata().getName()
-            + "?fieldManager=tally-deploy-test&force=true&fieldValidation=Strict";
-    var http = admin.getHttpClient();
-    var request =
-        http.newHttpRequestBuilder()
-            .uri(url)
-            .method("PATCH", "application/apply-patch+yaml", Serialization.asYaml(m))
-            .build();
-    return http.sendAsync(request, String.class).get(60, TimeUnit.SECONDS);
-  }
-
-  private static String plural(String kind) {
-    return switch (kind) {
-      case "CustomResourceDefinition" -> "customresourcedefinitions";
-      case "ClusterRole" -> "clusterroles";
-      case "ClusterRoleBinding" -> "clusterrolebindings";
-      case "RoleBinding" -> "rolebindings";
-      case "ServiceAccount" -> "serviceaccounts";
-      case "Deployment" -> "deployments";
-      default ->
-          throw new IllegalArgumentException("a kind deploy/kyverno/ should not hold: " + kind);
-    };
+    return DeployManifestsIT.apply(admin, m, false);
   }
 }
