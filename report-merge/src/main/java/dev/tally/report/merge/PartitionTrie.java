@@ -45,6 +45,13 @@ final class PartitionTrie {
   private final long maxBytes;
   private Node root = new Leaf(0, 0L, 0L);
 
+  /**
+   * Whether some leaf has outgrown the limits since the trie was last read: it is split only when
+   * the partitions are read ({@link #settle}), straight into leaves that fit, so that a bulk load
+   * places each result once instead of once per level it is split down.
+   */
+  private boolean unsettled;
+
   PartitionTrie(int maxResults, long maxBytes) {
     this.maxResults = maxResults;
     this.maxBytes = maxBytes;
@@ -60,7 +67,8 @@ final class PartitionTrie {
     PartitionTrie out = new PartitionTrie(maxResults, bytes);
     // a register split over several leaves is added once, with all of its results
     Set<Register> added = Collections.newSetFromMap(new IdentityHashMap<>());
-    forEachLeaf(
+    walk(
+        root,
         leaf ->
             leaf.forEachPiece(
                 (r, piece) -> {
@@ -95,7 +103,29 @@ final class PartitionTrie {
 
   /** The non-empty leaves, in path order. */
   void forEachLeaf(Consumer<Leaf> action) {
+    settle();
     walk(root, action);
+  }
+
+  /** Splits every leaf that outgrew the limits into leaves that fit. */
+  private void settle() {
+    if (unsettled) {
+      root = settle(root);
+      unsettled = false;
+    }
+  }
+
+  private Node settle(Node n) {
+    if (n instanceof Inner in) {
+      in.zero = settle(in.zero);
+      in.one = settle(in.one);
+      return in;
+    }
+    Leaf leaf = (Leaf) n;
+    if (leaf.counted) {
+      return leaf;
+    }
+    return fits(leaf.count, leaf.bytes) || leaf.depth >= MAX_DEPTH ? leaf.recount() : split(leaf);
   }
 
   List<Leaf> leaves() {
@@ -135,7 +165,12 @@ final class PartitionTrie {
     }
     Leaf leaf = (Leaf) n;
     leaf.put(r, piece, count, bytes);
-    return fits(leaf.count, leaf.bytes) || leaf.depth >= MAX_DEPTH ? leaf : split(leaf);
+    if (leaf.counted && !fits(leaf.count, leaf.bytes) && leaf.depth < MAX_DEPTH) {
+      // split when read: until then what it holds is only appended, its statuses not counted
+      leaf.counted = false;
+      unsettled = true;
+    }
+    return leaf;
   }
 
   private Node delete(Node n, Register r, Result[] piece) {
@@ -159,14 +194,18 @@ final class PartitionTrie {
     return leaf;
   }
 
-  /** Replaces an overfull leaf by an inner node whose children are split until they fit. */
+  /**
+   * Replaces an overfull leaf by an inner node whose children are split until they fit. Only the
+   * leaves that fit count their results' statuses, so each result is read once however deep it
+   * goes.
+   */
   private Node split(Leaf leaf) {
     int depth = leaf.depth;
     Inner in = new Inner(depth);
     in.count = leaf.count;
     in.bytes = leaf.bytes;
-    Leaf zero = new Leaf(depth + 1, leaf.hi, leaf.lo);
-    Leaf one = new Leaf(depth + 1, withBit(leaf.hi, depth), withBit(leaf.lo, depth - 64));
+    Leaf zero = new Leaf(depth + 1, leaf.hi, leaf.lo, false);
+    Leaf one = new Leaf(depth + 1, withBit(leaf.hi, depth), withBit(leaf.lo, depth - 64), false);
     // in the leaf's order, so that what was in canonical order stays in order in both halves
     for (int i = 0; i < leaf.size; i++) {
       Register r = leaf.registers[i];
@@ -181,8 +220,8 @@ final class PartitionTrie {
         one.put(r, toOne, inOrder);
       }
     }
-    in.zero = fits(zero.count, zero.bytes) || zero.depth >= MAX_DEPTH ? zero : split(zero);
-    in.one = fits(one.count, one.bytes) || one.depth >= MAX_DEPTH ? one : split(one);
+    in.zero = settle(zero);
+    in.one = settle(one);
     return in;
   }
 
@@ -358,10 +397,33 @@ final class PartitionTrie {
     /** Set when the content changed since the last flush. */
     boolean dirty = true;
 
+    /**
+     * Whether {@link #statusCounts} counts what the leaf holds: false while it is overfull and
+     * waits to be split, when appending to it reads no result.
+     */
+    boolean counted;
+
     Leaf(int depth, long hi, long lo) {
+      this(depth, hi, lo, true);
+    }
+
+    private Leaf(int depth, long hi, long lo, boolean counted) {
       super(depth);
       this.hi = hi;
       this.lo = lo;
+      this.counted = counted;
+    }
+
+    /** Counts the statuses of what the leaf holds, which it did not while overfull. */
+    private Leaf recount() {
+      Arrays.fill(statusCounts, 0);
+      for (int i = 0; i < size; i++) {
+        for (Result x : pieceOf(registers[i])) {
+          statusCounts[x.status().ordinal()]++;
+        }
+      }
+      counted = true;
+      return this;
     }
 
     /** The first register in canonical order; the leaf must not be empty. */
@@ -457,8 +519,10 @@ final class PartitionTrie {
       count += n;
       bytes += b;
       resultSum += sum(r, piece);
-      for (Result x : piece) {
-        statusCounts[x.status().ordinal()]++;
+      if (counted) {
+        for (Result x : piece) {
+          statusCounts[x.status().ordinal()]++;
+        }
       }
       dirty = true;
     }
@@ -515,8 +579,10 @@ final class PartitionTrie {
       count -= n;
       bytes -= b;
       resultSum -= sum(r, piece);
-      for (Result x : piece) {
-        statusCounts[x.status().ordinal()]--;
+      if (counted) {
+        for (Result x : piece) {
+          statusCounts[x.status().ordinal()]--;
+        }
       }
       dirty = true;
     }
