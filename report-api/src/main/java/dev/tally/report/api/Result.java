@@ -141,6 +141,71 @@ public final class Result {
         .build();
   }
 
+  /**
+   * This result made of the instances {@code held} holds, when it states the same: a copy whose
+   * source, policy, rule, category, message and properties are {@code held}'s, whose resources are
+   * {@code resources} and whose timestamp is {@code timestamp}, provided that those fields, the
+   * status, severity, scored and resource selector are all equal to this result's own; null when
+   * any of them differs. {@code held} is usually another subject's result of the same rule, met
+   * before: a caller that holds one instance of each value finds all of this result's values by
+   * comparing each field once, and nothing is validated, digested or measured again. This result
+   * itself when it already is made of those instances.
+   *
+   * <p>What the copy states is this result's: it equals this result and has its digest and size.
+   *
+   * @throws InvalidReportException when {@code held} or {@code resources} is null
+   */
+  public @Nullable Result sharingValuesOf(
+      Result held, List<Subject> resources, @Nullable Timestamp timestamp) {
+    Checks.nonNull("held", held);
+    Checks.nonNull("resources", resources);
+    if (status != held.status
+        || severity != held.severity
+        || !Objects.equals(scored, held.scored)
+        || !source.equals(held.source)
+        || !policy.equals(held.policy)
+        || !rule.equals(held.rule)
+        || !message.equals(held.message)
+        || !category.equals(held.category)
+        || !Objects.equals(this.timestamp, timestamp)
+        || !(resources == this.resources || this.resources.equals(resources))
+        || !properties.equals(held.properties)
+        || !Objects.equals(resourceSelector, held.resourceSelector)) {
+      return null;
+    }
+    if (source == held.source
+        && policy == held.policy
+        && rule == held.rule
+        && category == held.category
+        && message == held.message
+        && properties == held.properties
+        && resources == this.resources
+        && timestamp == this.timestamp) {
+      return this;
+    }
+    // equal to a list without nulls: holds none; an immutable one is taken as it is
+    List<Subject> list = resources == this.resources ? resources : List.copyOf(resources);
+    return new Result(this, held, list, timestamp);
+  }
+
+  /** A copy of {@code r} made of {@code held}'s equal values and the given equal ones. */
+  private Result(Result r, Result held, List<Subject> resources, @Nullable Timestamp timestamp) {
+    this.source = held.source;
+    this.policy = held.policy;
+    this.rule = held.rule;
+    this.status = r.status;
+    this.severity = r.severity;
+    this.category = held.category;
+    this.message = held.message;
+    this.scored = r.scored;
+    this.properties = held.properties;
+    this.timestamp = timestamp;
+    this.resources = resources;
+    this.resourceSelector = r.resourceSelector;
+    this.digest = r.digest;
+    this.encodedSize = r.encodedSize;
+  }
+
   public static Builder builder() {
     return new Builder();
   }

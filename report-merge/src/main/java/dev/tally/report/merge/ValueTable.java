@@ -86,10 +86,57 @@ final class ValueTable implements ValueFacts {
   }
 
   /**
+   * Held results by status, the lengths of their policy, rule and message and two letters of the
+   * policy: a two-way direct-mapped cache of results met before, each made of held values. A result
+   * about one object that states what one of them states (another subject's result of the same
+   * rule, usually) is made of its values by one comparison of each field, where looking each value
+   * up would compare it once to find it and once more to take it ({@link Result#sharingValuesOf}).
+   */
+  private final @Nullable Result[] templates = new Result[2 * (1 << TEMPLATE_BITS)];
+
+  private static final int TEMPLATE_BITS = 10;
+
+  /**
    * A result equal to {@code r} made of held values, about {@code subjectOnly} when it names no
    * object. {@code r} itself when it already is.
    */
   Result result(Result r, List<Subject> subjectOnly) {
+    if (r.resources().size() != 1) {
+      return lookedUp(r, subjectOnly);
+    }
+    Timestamp timestamp = heldTimestamp(r);
+    String policy = r.policy();
+    int policyLength = policy.length();
+    // policies of one length often share their last letter: their middle one tells them apart
+    int context = (r.status().ordinal() * 31 + policyLength) * 31 + policy.charAt(policyLength - 1);
+    context = (context * 31 + policy.charAt(policyLength >> 1)) * 31 + r.rule().length();
+    context = context * 31 + r.message().length();
+    int slot = ((context * 0x9E3779B9) >>> (32 - TEMPLATE_BITS)) << 1;
+    Result first = templates[slot];
+    if (first != null) {
+      // most results are about the partial report's own subject
+      Result shared = r.sharingValuesOf(first, subjectOnly, timestamp);
+      if (shared != null) {
+        return shared;
+      }
+      Result second = templates[slot + 1];
+      if (second != null) {
+        shared = r.sharingValuesOf(second, subjectOnly, timestamp);
+        if (shared != null) {
+          templates[slot + 1] = first;
+          templates[slot] = second;
+          return shared;
+        }
+      }
+    }
+    Result held = lookedUp(r, subjectOnly);
+    templates[slot + 1] = first;
+    templates[slot] = held;
+    return held;
+  }
+
+  /** {@link #result}, each value looked up on its own. */
+  private Result lookedUp(Result r, List<Subject> subjectOnly) {
     String source = recent(r.source(), 0);
     String rawPolicy = r.policy();
     int policyLength = rawPolicy.length();
@@ -304,6 +351,7 @@ final class ValueTable implements ValueFacts {
     Arrays.fill(policies, null);
     Arrays.fill(categories, null);
     Arrays.fill(recentKeys, null);
+    Arrays.fill(templates, null);
     keys = keptKeys;
     rebuildAt = Math.max(MIN_REBUILD_SIZE, 2 * (strings.size() + subjects.size() + keys.size()));
     removed = false;

@@ -72,6 +72,43 @@ class ValueTableProperties {
   }
 
   @Test
+  void aResultOfAnotherSubjectStatingTheSameIsMadeOfTheHeldValues() {
+    Fixtures.theory()
+        .forAll(ModelGen.partials())
+        .checkAssert(
+            p -> {
+              ValueTable table = new ValueTable();
+              Subject subject = table.subject(p.subject());
+              Subject other =
+                  table.subject(
+                      new Subject(
+                          subject.apiVersion(),
+                          subject.kind(),
+                          subject.namespace(),
+                          subject.name() + "-other",
+                          subject.uid() + "-other"));
+              List<Subject> otherOnly = List.of(other);
+              for (Result r : p.results()) {
+                Result first = table.result(r, List.of(subject));
+                if (!first.resources().equals(List.of(subject))) {
+                  continue; // about some other object: not a result of the subject's own
+                }
+                Result aboutOther = decoded(r.toBuilder().resources(otherOnly).build());
+                Result second = table.result(aboutOther, otherOnly);
+                assertThat(second).isEqualTo(aboutOther);
+                assertThat(second.resources()).isSameAs(otherOnly);
+                assertThat(second.source()).isSameAs(first.source());
+                assertThat(second.policy()).isSameAs(first.policy());
+                assertThat(second.rule()).isSameAs(first.rule());
+                assertThat(second.category()).isSameAs(first.category());
+                assertThat(second.message()).isSameAs(first.message());
+                assertThat(second.digest()).isEqualTo(Fingerprint.result(aboutOther));
+                assertThat(second.encodedSize()).isEqualTo(EncodedSize.of(aboutOther));
+              }
+            });
+  }
+
+  @Test
   void rebuildKeepsExactlyWhatLiveRegistersUse() {
     Fixtures.theory()
         .withExamples(Fixtures.EXAMPLES / 4)
