@@ -28,6 +28,7 @@ import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -108,7 +109,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       if (r.group != null) {
         r.group = aggregator.group(r).key;
       }
-      aggregator.put(r);
+      aggregator.put(r, null);
     }
     return aggregator;
   }
@@ -186,10 +187,13 @@ final class DefaultReportAggregator implements ReportAggregator {
 
     for (Register r : incoming) {
       Register old = held.get(r.key);
+      // a register replaced within its group stays in the trie until its successor takes its place
+      Register replaced = null;
       if (old != null) {
-        remove(old);
+        replaced = old.effective().length > 0 && Objects.equals(old.group, r.group) ? old : null;
+        remove(old, replaced != null);
       }
-      put(r);
+      put(r, replaced);
       held = HeldRegisters.in(subjects.get(uid), p.subject().namespace());
     }
     if (values.needsRebuild()) {
@@ -353,8 +357,12 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
   }
 
-  /** Adds a register that no other register of its (namespace, uid, key) is held for. */
-  private void put(Register r) {
+  /**
+   * Adds a register that no other register of its (namespace, uid, key) is held for; in its group's
+   * trie in the place of {@code replaced} when that is not null (removed from everything else, left
+   * in the trie of the same group).
+   */
+  private void put(Register r, @Nullable Register replaced) {
     HeldRegisters held = heldFor(r);
     boolean producerNew = true;
     for (Register other : held) {
@@ -373,7 +381,15 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
     resultCount += r.results.length;
     refreshView(r);
-    if (r.effective().length > 0) {
+    if (replaced != null) {
+      Group g = group(replaced);
+      if (r.effective().length > 0) {
+        g.trie.replace(replaced, r);
+      } else {
+        g.trie.remove(replaced);
+      }
+      markDirty(g);
+    } else if (r.effective().length > 0) {
       Group g = group(r);
       g.trie.add(r);
       markDirty(g);
@@ -381,6 +397,11 @@ final class DefaultReportAggregator implements ReportAggregator {
   }
 
   private void remove(Register r) {
+    remove(r, false);
+  }
+
+  /** Removes a register; from everything but its group's trie when {@code keepInTrie}. */
+  private void remove(Register r, boolean keepInTrie) {
     values.removed();
     HeldRegisters held = HeldRegisters.in(subjects.get(r.uid()), r.subject.namespace());
     held.remove(r.key);
@@ -409,7 +430,9 @@ final class DefaultReportAggregator implements ReportAggregator {
     resultCount -= r.results.length;
     if (r.effective().length > 0) {
       Group g = group(r);
-      g.trie.remove(r);
+      if (!keepInTrie) {
+        g.trie.remove(r);
+      }
       markDirty(g);
     }
   }

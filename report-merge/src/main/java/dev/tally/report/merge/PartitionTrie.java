@@ -86,6 +86,66 @@ final class PartitionTrie {
     }
   }
 
+  /**
+   * Replaces {@code old} by {@code r}, a later register of the same subject, source and policy:
+   * what {@link #remove} of {@code old} and {@link #add} of {@code r} give. Both have the same path
+   * and the same place in canonical order, so where {@code old} is whole in one leaf (the common
+   * case: no register alone fills a partition) {@code r} takes its place there, with no search and
+   * no sort.
+   */
+  void replace(Register old, Register r) {
+    if (old.effective().length == 0 || r.effective().length == 0 || !samePlace(old, r)) {
+      remove(old);
+      add(r);
+      return;
+    }
+    Node n = root;
+    while (n instanceof Inner in) {
+      if (in.depth >= REGISTER_BITS) {
+        remove(old); // below here results go by their own digests: old may be split
+        add(r);
+        return;
+      }
+      n = bit(old.pathHash, in.depth) == 0 ? in.zero : in.one;
+    }
+    if (!((Leaf) n).holdsWhole(old)) {
+      remove(old);
+      add(r);
+      return;
+    }
+    root =
+        replace(
+            root,
+            old,
+            r,
+            r.effective().length - old.effective().length,
+            (long) r.effectiveBytes() - old.effectiveBytes());
+  }
+
+  private static boolean samePlace(Register old, Register r) {
+    return old.pathHash == r.pathHash && Register.ORDER.compare(old, r) == 0;
+  }
+
+  private Node replace(Node n, Register old, Register r, int count, long bytes) {
+    if (n instanceof Inner in) {
+      in.count += count;
+      in.bytes += bytes;
+      if (bit(r.pathHash, in.depth) == 0) {
+        in.zero = replace(in.zero, old, r, count, bytes);
+      } else {
+        in.one = replace(in.one, old, r, count, bytes);
+      }
+      return fits(in.count, in.bytes) ? collapse(in) : in;
+    }
+    Leaf leaf = (Leaf) n;
+    leaf.replace(old, r);
+    if (leaf.counted && !fits(leaf.count, leaf.bytes) && leaf.depth < MAX_DEPTH) {
+      leaf.counted = false;
+      unsettled = true;
+    }
+    return leaf;
+  }
+
   /** Removes a register's effective results, as they were added. */
   void remove(Register r) {
     if (r.effective().length > 0) {
@@ -547,14 +607,66 @@ final class PartitionTrie {
       }
     }
 
-    void take(Register r, int n, long b, Result[] piece) {
-      int index = -1;
+    /** Whether {@code r} is here with all of its effective results. */
+    boolean holdsWhole(Register r) {
+      return indexOf(r) >= 0 && (pieces == null || !pieces.containsKey(r));
+    }
+
+    private int indexOf(Register r) {
       for (int i = size - 1; i >= 0; i--) {
         if (registers[i] == r) {
-          index = i;
-          break;
+          return i;
         }
       }
+      return -1;
+    }
+
+    /**
+     * Puts {@code r} where {@code old} is: they have the same place in canonical order, and both
+     * are whole here ({@link #holdsWhole}).
+     */
+    void replace(Register old, Register r) {
+      int index = indexOf(old);
+      Result[] before = old.effective();
+      Result[] after = r.effective();
+      registers[index] = r;
+      if (index < ordered) {
+        int offset = 0;
+        for (int i = 0; i < index; i++) {
+          offset += lengths[i];
+        }
+        int grow = after.length - before.length;
+        if (grow != 0) {
+          if (flat.length < flatCount + grow) {
+            flat =
+                Arrays.copyOf(flat, Math.max(flatCount + grow, flat.length + (flat.length >> 1)));
+          }
+          int tail = offset + before.length;
+          System.arraycopy(flat, tail, flat, tail + grow, flatCount - tail);
+          if (grow < 0) {
+            Arrays.fill(flat, flatCount + grow, flatCount, null);
+          }
+          flatCount += grow;
+        }
+        System.arraycopy(after, 0, flat, offset, after.length);
+        lengths[index] = after.length;
+      }
+      count += after.length - before.length;
+      bytes += (long) r.effectiveBytes() - old.effectiveBytes();
+      resultSum += r.effectiveHash() - old.effectiveHash();
+      if (counted) {
+        for (Result x : before) {
+          statusCounts[x.status().ordinal()]--;
+        }
+        for (Result x : after) {
+          statusCounts[x.status().ordinal()]++;
+        }
+      }
+      dirty = true;
+    }
+
+    void take(Register r, int n, long b, Result[] piece) {
+      int index = indexOf(r);
       if (index < 0 || pieceOf(r).length != n) {
         throw new IllegalStateException(
             "register " + r.key + " of " + r.uid() + " is not in this leaf");
