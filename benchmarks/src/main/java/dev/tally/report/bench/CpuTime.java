@@ -16,9 +16,11 @@ import java.util.Locale;
  * complements JMH; it does not replace it (what the budgets name is wall-clock time).
  *
  * <p>Run: {@code java -Xms6g -Xmx6g -cp benchmarks/target/benchmarks.jar
- * dev.tally.report.bench.CpuTime full|upsert [results]} (default 100000). Full aggregation: 30
- * repetitions; upsert: 12 rounds of 5,000 upserts after the {@link UpsertBenchmark} setup. Prints
- * the minimum and median of the second half, after warm-up.
+ * dev.tally.report.bench.CpuTime full|upsert|e2e [results]} (default 100000). Full aggregation: 30
+ * repetitions; upsert: 12 rounds of 5,000 upserts after the {@link UpsertBenchmark} setup; e2e:
+ * {@link EndToEndBenchmark}'s decode only and end to end, 12 repetitions of each, alternating
+ * (which goes first alternates too), and the ratio of their minima and of their medians. Prints the
+ * minimum and median of the second half, after warm-up.
  */
 public final class CpuTime {
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -30,6 +32,10 @@ public final class CpuTime {
     int results = args.length > 1 ? Integer.parseInt(args[1]) : 100_000;
     double[] samples;
     String unit;
+    if (mode.equals("e2e")) {
+      endToEnd(results);
+      return;
+    }
     if (mode.equals("upsert")) {
       samples = upsert(results);
       unit = "us per upsert + flush";
@@ -37,8 +43,7 @@ public final class CpuTime {
       samples = full(results);
       unit = "ms per full aggregation";
     }
-    double[] warm = Arrays.copyOfRange(samples, samples.length / 2, samples.length);
-    Arrays.sort(warm);
+    double[] warm = warm(samples);
     System.out.printf(
         Locale.ROOT,
         "%s, %,d results: min %.1f, median %.1f %s (thread CPU time)%n",
@@ -84,6 +89,51 @@ public final class CpuTime {
     }
     check(written);
     return us;
+  }
+
+  private static void endToEnd(int results) {
+    EndToEndBenchmark bench = new EndToEndBenchmark();
+    bench.results = results;
+    bench.encodeInput();
+    int reps = 12;
+    double[] decode = new double[reps];
+    double[] whole = new double[reps];
+    int written = 0;
+    for (int i = 0; i < reps; i++) {
+      for (int k = 0; k < 2; k++) {
+        boolean decodeNow = (i + k) % 2 == 0;
+        long start = THREADS.getCurrentThreadCpuTime();
+        int n = decodeNow ? bench.decodeOnly().size() : bench.endToEnd().size();
+        double ms = (THREADS.getCurrentThreadCpuTime() - start) / 1e6;
+        written += n;
+        if (decodeNow) {
+          decode[i] = ms;
+        } else {
+          whole[i] = ms;
+        }
+      }
+    }
+    check(written);
+    double[] d = warm(decode);
+    double[] w = warm(whole);
+    System.out.printf(
+        Locale.ROOT,
+        "e2e, %,d results: decode only min %.1f, median %.1f ms; end to end min %.1f, median %.1f"
+            + " ms; end to end / decode only: %.2f (minima), %.2f (medians) (thread CPU time)%n",
+        results,
+        d[0],
+        d[d.length / 2],
+        w[0],
+        w[w.length / 2],
+        w[0] / d[0],
+        w[w.length / 2] / d[d.length / 2]);
+  }
+
+  /** The second half of {@code samples}, after warm-up, sorted. */
+  private static double[] warm(double[] samples) {
+    double[] warm = Arrays.copyOfRange(samples, samples.length / 2, samples.length);
+    Arrays.sort(warm);
+    return warm;
   }
 
   /** Uses what was computed, so that none of it can be left out. */
