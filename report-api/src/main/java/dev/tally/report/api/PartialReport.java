@@ -58,15 +58,24 @@ public record PartialReport(
       throw new InvalidReportException(
           "coverage", "a partial report without results must declare the policies it covers");
     }
+    // the results of one policy usually come together: a key found in the coverage is not looked
+    // up again for the next result of the same source and policy
+    boolean declared = !coverage.isEmpty();
+    String coveredSource = "";
+    String coveredPolicy = ""; // no policy is empty: no result matches before the first look-up
     for (int i = 0; i < results.size(); i++) {
-      Result r = Checks.nonNull("results[" + i + "]", results.get(i));
-      if (!coverage.isEmpty() && !coverage.contains(r.coverageKey())) {
-        throw new InvalidReportException(
-            "results[" + i + "].policy",
-            "'"
-                + r.coverageKey()
-                + "' is outside the declared coverage "
-                + new TreeSet<>(coverage));
+      Result r = results.get(i); // listOf refused a null element, naming it
+      if (declared && !(r.policy().equals(coveredPolicy) && r.source().equals(coveredSource))) {
+        if (!coverage.contains(r.coverageKey())) {
+          throw new InvalidReportException(
+              "results[" + i + "].policy",
+              "'"
+                  + r.coverageKey()
+                  + "' is outside the declared coverage "
+                  + new TreeSet<>(coverage));
+        }
+        coveredSource = r.source();
+        coveredPolicy = r.policy();
       }
       List<Subject> resources = r.resources();
       for (int j = 0; j < resources.size(); j++) {
