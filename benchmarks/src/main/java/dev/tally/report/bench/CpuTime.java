@@ -1,8 +1,11 @@
 package dev.tally.report.bench;
 
+import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.Subject;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
@@ -16,11 +19,14 @@ import java.util.Locale;
  * complements JMH; it does not replace it (what the budgets name is wall-clock time).
  *
  * <p>Run: {@code java -Xms6g -Xmx6g -cp benchmarks/target/benchmarks.jar
- * dev.tally.report.bench.CpuTime full|upsert|e2e [results]} (default 100000). Full aggregation: 30
- * repetitions; upsert: 12 rounds of 5,000 upserts after the {@link UpsertBenchmark} setup; e2e:
- * {@link EndToEndBenchmark}'s decode only and end to end, 12 repetitions of each, alternating
- * (which goes first alternates too), and the ratio of their minima and of their medians. Prints the
- * minimum and median of the second half, after warm-up.
+ * dev.tally.report.bench.CpuTime full|upsert|e2e|floor [results]} (default 100000). Full
+ * aggregation: 30 repetitions; upsert: 12 rounds of 5,000 upserts after the {@link UpsertBenchmark}
+ * setup; e2e: {@link EndToEndBenchmark}'s decode only and end to end, 12 repetitions of each,
+ * alternating (which goes first alternates too), and the ratio of their minima and of their
+ * medians; floor: the cost of reading every string of fresh inputs once (each string's hash code,
+ * nothing else) beside the full aggregation by Tally and by the baseline on the same inputs, 12
+ * rounds in rotation after 20 on 10k results for the compiler, each on its own fresh copy. Prints
+ * the minimum and median of the second half, after warm-up.
  */
 public final class CpuTime {
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -32,6 +38,10 @@ public final class CpuTime {
     int results = args.length > 1 ? Integer.parseInt(args[1]) : 100_000;
     double[] samples;
     String unit;
+    if (mode.equals("floor")) {
+      floor(results);
+      return;
+    }
     if (mode.equals("e2e")) {
       endToEnd(results);
       return;
@@ -127,6 +137,104 @@ public final class CpuTime {
         w[w.length / 2],
         w[0] / d[0],
         w[w.length / 2] / d[d.length / 2]);
+  }
+
+  /** What {@code floor} measures side by side, on one fresh copy each. */
+  private enum Work {
+    READ {
+      @Override
+      long run(List<PartialReport> partials) {
+        return readEveryString(partials);
+      }
+    },
+    TALLY {
+      @Override
+      long run(List<PartialReport> partials) {
+        return FullAggregationBenchmark.tally(partials).changes().size();
+      }
+    },
+    BASELINE {
+      @Override
+      long run(List<PartialReport> partials) {
+        return FullAggregationBenchmark.baseline(partials).size();
+      }
+    };
+
+    abstract long run(List<PartialReport> partials);
+  }
+
+  private static void floor(int results) {
+    Work[] work = Work.values();
+    // as SideBySide: the compiler sees all three on 10k results before the first timed run
+    List<PartialReport> small = ReferenceWorkload.reference(10_000).partials();
+    for (int i = 0; i < 20; i++) {
+      for (Work w : work) {
+        w.run(FreshCopy.of(small));
+      }
+    }
+    List<PartialReport> generated = ReferenceWorkload.reference(results).partials();
+    int reps = 12;
+    double[][] ns = new double[work.length][reps];
+    long used = 0;
+    for (int i = 0; i < reps; i++) {
+      for (int k = 0; k < work.length; k++) {
+        Work w = work[(i + k) % work.length];
+        List<PartialReport> partials = FreshCopy.of(generated);
+        long start = THREADS.getCurrentThreadCpuTime();
+        used += w.run(partials);
+        ns[w.ordinal()][i] = (THREADS.getCurrentThreadCpuTime() - start) / (double) results;
+      }
+    }
+    check(used == 0 ? 0 : 1);
+    double[] read = warm(ns[Work.READ.ordinal()]);
+    double[] tally = warm(ns[Work.TALLY.ordinal()]);
+    double[] baseline = warm(ns[Work.BASELINE.ordinal()]);
+    System.out.printf(
+        Locale.ROOT,
+        "floor, %,d results, ns/result min / median: reading every string once %.0f / %.0f,"
+            + " tally %.0f / %.0f, baseline %.0f / %.0f; read ÷ baseline %.2f / %.2f,"
+            + " tally ÷ baseline %.2f / %.2f (thread CPU time)%n",
+        results,
+        read[0],
+        read[read.length / 2],
+        tally[0],
+        tally[tally.length / 2],
+        baseline[0],
+        baseline[baseline.length / 2],
+        read[0] / baseline[0],
+        read[read.length / 2] / baseline[baseline.length / 2],
+        tally[0] / baseline[0],
+        tally[tally.length / 2] / baseline[baseline.length / 2]);
+  }
+
+  /** The hash code of every string of {@code partials}, summed: each string read once. */
+  static long readEveryString(List<PartialReport> partials) {
+    long h = 0;
+    for (PartialReport p : partials) {
+      h += p.producer().hashCode() + subject(p.subject()) + p.subjectVersion().hashCode();
+      for (CoverageKey k : p.coverage()) {
+        h += k.source().hashCode() + k.policy().hashCode();
+      }
+      for (Result r : p.results()) {
+        h += r.source().hashCode() + r.policy().hashCode() + r.rule().hashCode();
+        h += r.category().hashCode() + r.message().hashCode();
+        for (var e : r.properties().entrySet()) {
+          h += e.getKey().hashCode() + e.getValue().hashCode();
+        }
+        for (Subject s : r.resources()) {
+          h += subject(s);
+        }
+      }
+    }
+    return h == 0 ? 1 : h;
+  }
+
+  private static long subject(Subject s) {
+    return s.apiVersion().hashCode()
+        + s.kind().hashCode()
+        + s.namespace().hashCode()
+        + s.name().hashCode()
+        + s.uid().hashCode();
   }
 
   /** The second half of {@code samples}, after warm-up, sorted. */
