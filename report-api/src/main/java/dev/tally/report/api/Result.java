@@ -73,6 +73,7 @@ public final class Result {
       String rule,
       String category,
       String message,
+      Map<String, String> properties,
       List<Subject> resources,
       @Nullable Timestamp timestamp) {
     this.source = source;
@@ -83,7 +84,7 @@ public final class Result {
     this.category = category;
     this.message = message;
     this.scored = r.scored;
-    this.properties = r.properties;
+    this.properties = properties;
     this.timestamp = timestamp;
     this.resources = resources;
     this.resourceSelector = r.resourceSelector;
@@ -128,7 +129,7 @@ public final class Result {
         && (resources == this.resources || this.resources.equals(resources))) {
       // an immutable copy as the builder makes it: a caller's immutable list is taken as it is
       List<Subject> held = resources == this.resources ? resources : List.copyOf(resources);
-      return new Result(this, source, policy, rule, category, message, held, timestamp);
+      return new Result(this, source, policy, rule, category, message, properties, held, timestamp);
     }
     return toBuilder()
         .source(source)
@@ -185,25 +186,16 @@ public final class Result {
     }
     // equal to a list without nulls: holds none; an immutable one is taken as it is
     List<Subject> list = resources == this.resources ? resources : List.copyOf(resources);
-    return new Result(this, held, list, timestamp);
-  }
-
-  /** A copy of {@code r} made of {@code held}'s equal values and the given equal ones. */
-  private Result(Result r, Result held, List<Subject> resources, @Nullable Timestamp timestamp) {
-    this.source = held.source;
-    this.policy = held.policy;
-    this.rule = held.rule;
-    this.status = r.status;
-    this.severity = r.severity;
-    this.category = held.category;
-    this.message = held.message;
-    this.scored = r.scored;
-    this.properties = held.properties;
-    this.timestamp = timestamp;
-    this.resources = resources;
-    this.resourceSelector = r.resourceSelector;
-    this.digest = r.digest;
-    this.encodedSize = r.encodedSize;
+    return new Result(
+        this,
+        held.source,
+        held.policy,
+        held.rule,
+        held.category,
+        held.message,
+        held.properties,
+        list,
+        timestamp);
   }
 
   public static Builder builder() {
