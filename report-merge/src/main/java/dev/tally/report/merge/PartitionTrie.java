@@ -108,7 +108,8 @@ final class PartitionTrie {
       }
       n = bit(old.pathHash, in.depth) == 0 ? in.zero : in.one;
     }
-    if (!((Leaf) n).holdsWhole(old)) {
+    int index = ((Leaf) n).wholeIndexOf(old);
+    if (index < 0) {
       remove(old);
       add(r);
       return;
@@ -118,6 +119,7 @@ final class PartitionTrie {
             root,
             old,
             r,
+            index,
             r.effective().length - old.effective().length,
             (long) r.effectiveBytes() - old.effectiveBytes());
   }
@@ -126,19 +128,19 @@ final class PartitionTrie {
     return old.pathHash == r.pathHash && Register.ORDER.compare(old, r) == 0;
   }
 
-  private Node replace(Node n, Register old, Register r, int count, long bytes) {
+  private Node replace(Node n, Register old, Register r, int index, int count, long bytes) {
     if (n instanceof Inner in) {
       in.count += count;
       in.bytes += bytes;
       if (bit(r.pathHash, in.depth) == 0) {
-        in.zero = replace(in.zero, old, r, count, bytes);
+        in.zero = replace(in.zero, old, r, index, count, bytes);
       } else {
-        in.one = replace(in.one, old, r, count, bytes);
+        in.one = replace(in.one, old, r, index, count, bytes);
       }
       return fits(in.count, in.bytes) ? collapse(in) : in;
     }
     Leaf leaf = (Leaf) n;
-    leaf.replace(old, r);
+    leaf.replace(index, old, r);
     if (leaf.counted && !fits(leaf.count, leaf.bytes) && leaf.depth < MAX_DEPTH) {
       leaf.counted = false;
       unsettled = true;
@@ -607,9 +609,10 @@ final class PartitionTrie {
       }
     }
 
-    /** Whether {@code r} is here with all of its effective results. */
-    boolean holdsWhole(Register r) {
-      return indexOf(r) >= 0 && (pieces == null || !pieces.containsKey(r));
+    /** The index of {@code r} when it is here with all of its effective results, else -1. */
+    int wholeIndexOf(Register r) {
+      int index = indexOf(r);
+      return index >= 0 && (pieces == null || !pieces.containsKey(r)) ? index : -1;
     }
 
     private int indexOf(Register r) {
@@ -623,10 +626,9 @@ final class PartitionTrie {
 
     /**
      * Puts {@code r} where {@code old} is: they have the same place in canonical order, and both
-     * are whole here ({@link #holdsWhole}).
+     * are whole here, {@code old} at {@code index} ({@link #wholeIndexOf}).
      */
-    void replace(Register old, Register r) {
-      int index = indexOf(old);
+    void replace(int index, Register old, Register r) {
       Result[] before = old.effective();
       Result[] after = r.effective();
       registers[index] = r;
