@@ -11,6 +11,7 @@ import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.ToLongFunction;
 
 /**
  * The CPU time of the benchmark thread for full aggregation and for upsert + flush, for comparing
@@ -139,56 +140,37 @@ public final class CpuTime {
         w[w.length / 2] / d[d.length / 2]);
   }
 
-  /** What {@code floor} measures side by side, on one fresh copy each. */
-  private enum Work {
-    READ {
-      @Override
-      long run(List<PartialReport> partials) {
-        return readEveryString(partials);
-      }
-    },
-    TALLY {
-      @Override
-      long run(List<PartialReport> partials) {
-        return FullAggregationBenchmark.tally(partials).changes().size();
-      }
-    },
-    BASELINE {
-      @Override
-      long run(List<PartialReport> partials) {
-        return FullAggregationBenchmark.baseline(partials).size();
-      }
-    };
-
-    abstract long run(List<PartialReport> partials);
-  }
-
   private static void floor(int results) {
-    Work[] work = Work.values();
+    // reading every string once, then SideBySide's two aggregations (each returns what it used)
+    List<ToLongFunction<List<PartialReport>>> work =
+        List.of(
+            CpuTime::readEveryString,
+            p -> SideBySide.Impl.TALLY.aggregate(p).total(),
+            p -> SideBySide.Impl.BASELINE.aggregate(p).total());
     // as SideBySide: the compiler sees all three on 10k results before the first timed run
     List<PartialReport> small = ReferenceWorkload.reference(10_000).partials();
     for (int i = 0; i < 20; i++) {
-      for (Work w : work) {
-        w.run(FreshCopy.of(small));
+      for (ToLongFunction<List<PartialReport>> w : work) {
+        w.applyAsLong(FreshCopy.of(small));
       }
     }
     List<PartialReport> generated = ReferenceWorkload.reference(results).partials();
     int reps = 12;
-    double[][] ns = new double[work.length][reps];
+    double[][] ns = new double[work.size()][reps];
     long used = 0;
     for (int i = 0; i < reps; i++) {
-      for (int k = 0; k < work.length; k++) {
-        Work w = work[(i + k) % work.length];
+      for (int k = 0; k < work.size(); k++) {
+        int w = (i + k) % work.size();
         List<PartialReport> partials = FreshCopy.of(generated);
         long start = THREADS.getCurrentThreadCpuTime();
-        used += w.run(partials);
-        ns[w.ordinal()][i] = (THREADS.getCurrentThreadCpuTime() - start) / (double) results;
+        used += work.get(w).applyAsLong(partials);
+        ns[w][i] = (THREADS.getCurrentThreadCpuTime() - start) / (double) results;
       }
     }
     check(used == 0 ? 0 : 1);
-    double[] read = warm(ns[Work.READ.ordinal()]);
-    double[] tally = warm(ns[Work.TALLY.ordinal()]);
-    double[] baseline = warm(ns[Work.BASELINE.ordinal()]);
+    double[] read = warm(ns[0]);
+    double[] tally = warm(ns[1]);
+    double[] baseline = warm(ns[2]);
     System.out.printf(
         Locale.ROOT,
         "floor, %,d results, ns/result min / median: reading every string once %.0f / %.0f,"
