@@ -117,6 +117,7 @@ public final class Main {
             .metrics(metrics.tally())
             .flushWindow(options.flushWindow)
             .resyncPeriod(options.resyncPeriod)
+            .maxClockSkew(options.maxClockSkew)
             .serverSideApply(options.serverSideApply);
     if (options.kyverno != null) {
       builder.input(options.kyverno);

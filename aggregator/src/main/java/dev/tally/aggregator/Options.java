@@ -138,6 +138,11 @@ public final class Options {
               "DURATION",
               "how often everything is re-listed as a safety net; default 10m, 0 for never",
               false),
+          new Flag(
+              "--max-clock-skew",
+              "DURATION",
+              "how far ahead of this clock an evaluation may be; later ones are refused; default 5m",
+              false),
           new Flag("--qps", "N", "API requests per second, all of Tally's; default 20", false),
           new Flag("--burst", "N", "API requests at once; default 40", false),
           new Flag(
@@ -165,6 +170,7 @@ public final class Options {
   final int httpPort;
   final Duration flushWindow;
   final Duration resyncPeriod;
+  final Duration maxClockSkew;
   final double qps;
   final int burst;
   final Duration shutdownTimeout;
@@ -269,6 +275,7 @@ public final class Options {
     httpPort = number(v, "--http-port", 8080, Integer::parseInt, 0, 65535);
     flushWindow = duration(v, "--flush-window", Duration.ofMillis(500), true);
     resyncPeriod = duration(v, "--resync-period", Duration.ofMinutes(10), true);
+    maxClockSkew = duration(v, "--max-clock-skew", Duration.ofMinutes(5), true);
     qps = number(v, "--qps", 20.0, Double::parseDouble, 0.001, 100_000.0);
     burst = number(v, "--burst", 40, Integer::parseInt, 1, 100_000);
     shutdownTimeout = duration(v, "--shutdown-timeout", Duration.ofSeconds(10), true);

@@ -148,7 +148,7 @@ public final class CostModel {
           touch(touched, grouping, p.subject(), p.effectiveCoverage());
           lastOf.put(p.subject().uid(), p);
         } else if (action instanceof ClusterAction.Deletion d) {
-          aggregator.deleteSubject(d.subject().uid(), d.at());
+          aggregator.deleteSubject(d.subject().namespace(), d.subject().uid(), d.at());
           PartialReport last = lastOf.remove(d.subject().uid());
           if (last != null) {
             touch(touched, grouping, d.subject(), last.effectiveCoverage());

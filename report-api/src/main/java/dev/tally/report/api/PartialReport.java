@@ -116,6 +116,22 @@ public record PartialReport(
         producer, subject.withUid(uid), subjectVersion, coverage, results, observedAt, generation);
   }
 
+  /**
+   * The same evaluation, observed at {@code at}.
+   *
+   * @throws InvalidReportException naming {@code observedAt} when it is null
+   */
+  public PartialReport withObservedAt(Timestamp at) {
+    return new PartialReport(
+        producer,
+        subject,
+        subjectVersion,
+        coverage,
+        results,
+        InvalidReportException.requireNonNull("observedAt", at),
+        generation);
+  }
+
   public static Builder builder() {
     return new Builder();
   }

@@ -10,10 +10,11 @@ import java.util.ServiceLoader;
  * clock (time comes in as arguments), no threads; not thread-safe, so confine it to one thread or
  * guard it.
  *
- * <p>Semantics (docs/DESIGN.md, "Merge semantics"): per (subject uid, source, policy), the
- * evaluation latest in (observedAt, generation, producer) wins, whichever producer made it; a key
- * inside a partial's coverage without results is retracted; a deleted subject stays deleted for
- * everything observed at or before its deletion; the result is independent of the order of events.
+ * <p>Semantics (docs/DESIGN.md, "Merge semantics"): per (subject namespace, subject uid, source,
+ * policy), the evaluation latest in (observedAt, generation, producer) wins, whichever producer
+ * made it; a key inside a partial's coverage without results is retracted; a deleted subject stays
+ * deleted for everything observed at or before its deletion; the result is independent of the order
+ * of events.
  *
  * <pre>{@code
  * ReportAggregator aggregator = ReportAggregator.builder()
@@ -21,7 +22,7 @@ import java.util.ServiceLoader;
  *     .limits(ReportLimits.defaults().withMaxResults(1000))
  *     .build();
  * aggregator.apply(partialReport);
- * aggregator.deleteSubject(uid, deletedAt);
+ * aggregator.deleteSubject(namespace, uid, deletedAt);
  * ChangeSet changes = aggregator.flush();
  * }</pre>
  */
@@ -39,8 +40,16 @@ public interface ReportAggregator {
   /**
    * Records that a subject is gone: every contribution about it observed at or before {@code
    * deletedAt} disappears, including ones that arrive later.
+   *
+   * <p>A deletion is about the subject {@code uid} in {@code namespace} only (empty for a
+   * cluster-scoped subject): partial reports in another namespace that claim the same uid are not
+   * about that object (a uid is unique in a cluster, so a claim in another namespace is a mistake
+   * or a forgery) and keep their registers, and a later claim there is not hidden.
+   *
+   * @throws InvalidReportException if {@code namespace} or {@code deletedAt} is null or {@code uid}
+   *     is null or blank; the state is then unchanged
    */
-  void deleteSubject(String uid, Timestamp deletedAt);
+  void deleteSubject(String namespace, String uid, Timestamp deletedAt);
 
   /** Sets which policies and rules are live; the others are left out of aggregates. */
   void setLiveness(Liveness liveness);

@@ -7,6 +7,7 @@ import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
+import dev.tally.report.merge.ClockRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -83,6 +84,7 @@ public final class AggregatorController implements AutoCloseable {
             new RejectionEvents(b.client, calls, b.metrics, b.clock, b.emitEvents),
             b.metrics,
             this::now,
+            ClockRule.allowing(b.maxClockSkew),
             this::changed);
     this.scheduler =
         new WriteScheduler(
@@ -319,6 +321,7 @@ public final class AggregatorController implements AutoCloseable {
     private Duration flushWindow = Duration.ofMillis(500);
     private Duration resyncPeriod = Duration.ofMinutes(10);
     private Duration syncTimeout = Duration.ofSeconds(60);
+    private Duration maxClockSkew = ClockRule.DEFAULT_MAX_SKEW;
     private boolean serverSideApply;
     private boolean emitEvents = true;
     private @Nullable LeaderElectionSettings election;
@@ -358,6 +361,16 @@ public final class AggregatorController implements AutoCloseable {
     /** How often to re-read everything as a safety net; 10 minutes by default, zero for never. */
     public Builder resyncPeriod(Duration resyncPeriod) {
       this.resyncPeriod = resyncPeriod;
+      return this;
+    }
+
+    /**
+     * How far ahead of this process's clock an evaluation may be observed, or a result stamped; a
+     * later one is refused with an Event naming the field (docs/DESIGN.md, the clock rule). 5
+     * minutes by default.
+     */
+    public Builder maxClockSkew(Duration maxClockSkew) {
+      this.maxClockSkew = ClockRule.allowing(maxClockSkew).maxSkew();
       return this;
     }
 

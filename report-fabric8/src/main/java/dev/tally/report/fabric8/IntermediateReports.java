@@ -194,9 +194,9 @@ final class IntermediateReports {
 
   /**
    * The owned per-resource reports the cluster holds now, before a diff. The first call of a term
-   * returns them to seed the aggregator with; every call returns the uids of resources that are
-   * gone: their report was known to exist, is no longer there, and the resource itself is gone or
-   * has another uid. Only when reports are deleted after merging; otherwise nothing.
+   * returns them to seed the aggregator with; every call returns the resources that are gone: their
+   * report was known to exist, is no longer there, and the resource itself is gone or has another
+   * uid. Only when reports are deleted after merging; otherwise nothing.
    */
   Observation observed(List<AggregateReport> owned) {
     if (!deletesAfterMerge()) {
@@ -208,13 +208,13 @@ final class IntermediateReports {
     for (AggregateReport o : owned) {
       present.add(o.ref());
     }
-    List<String> gone = new ArrayList<>();
+    List<Subject> gone = new ArrayList<>();
     for (var e : published.entrySet()) {
       if (!present.contains(e.getKey())) {
         Subject s = e.getValue();
         try {
           if (!uidOf(s, Optional.empty()).equals(Optional.of(s.uid()))) {
-            gone.add(s.uid());
+            gone.add(s);
           }
         } catch (KubernetesClientException ex) {
           LOG.debug("is {} gone? {}", s, RequestFailedException.rootCause(ex));
@@ -228,8 +228,11 @@ final class IntermediateReports {
     return new Observation(seeds, gone);
   }
 
-  /** What {@link #observed} found. */
-  record Observation(List<AggregateReport> seeds, List<String> goneUids) {}
+  /**
+   * What {@link #observed} found: the reports to seed from, and the resources found gone, each in
+   * its namespace.
+   */
+  record Observation(List<AggregateReport> seeds, List<Subject> gone) {}
 
   /**
    * {@code changes} were all written (or refused as foreign): the reports merged before them are

@@ -6,7 +6,9 @@ import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.Liveness;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.merge.ClockRule;
 import dev.tally.report.merge.SubjectIndex;
 import dev.tally.report.merge.kyverno.KyvernoMapping;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -39,6 +41,7 @@ final class PartialReportLedger {
   private final RejectionEvents rejections;
   private final TallyMetrics metrics;
   private final Supplier<Timestamp> now;
+  private final ClockRule clock;
   private final Runnable changed;
 
   private @Nullable ReportAggregator aggregator;
@@ -58,12 +61,14 @@ final class PartialReportLedger {
       RejectionEvents rejections,
       TallyMetrics metrics,
       Supplier<Timestamp> now,
+      ClockRule clock,
       Runnable changed) {
     this.input = input;
     this.intermediate = intermediate;
     this.rejections = rejections;
     this.metrics = metrics;
     this.now = now;
+    this.clock = clock;
     this.changed = changed;
   }
 
@@ -138,7 +143,8 @@ final class PartialReportLedger {
         }
         return;
       }
-      partial = ready.partial();
+      // an evaluation from the future would outrank every real one (the clock rule)
+      partial = clock.check(ready.partial(), now.get());
       agg.apply(partial);
     } catch (InvalidReportException e) {
       rejections.reject(key, resource, e);
@@ -147,7 +153,9 @@ final class PartialReportLedger {
     metrics.partialApplied();
     if (removalDeletesSubject()) {
       // the same producer and subject name about a new uid: the old subject may be gone
-      subjects.upsert(key, partial.subject().uid(), partial.observedAt()).ifPresent(this::delete);
+      subjects
+          .upsert(key, partial.subject().namespace(), partial.subject().uid(), partial.observedAt())
+          .ifPresent(this::delete);
     } else {
       track(partial);
     }
@@ -209,9 +217,10 @@ final class PartialReportLedger {
       return;
     }
     IntermediateReports.Observation seen = intermediate.observed(owned);
+    Timestamp seededAt = now.get();
     for (AggregateReport report : seen.seeds()) {
       try {
-        for (PartialReport seed : KyvernoMapping.seed(report)) {
+        for (PartialReport seed : KyvernoMapping.seed(report, clock, seededAt)) {
           agg.apply(seed);
           track(seed);
         }
@@ -222,12 +231,14 @@ final class PartialReportLedger {
     if (!seen.seeds().isEmpty()) {
       LOG.info("seeded from {} per-resource reports", seen.seeds().size());
     }
-    for (String uid : seen.goneUids()) {
-      // at the later of now and what was observed about it, as SubjectIndex decides
+    for (Subject gone : seen.gone()) {
+      // at the later of now and what was observed about it, as SubjectIndex decides; only in its
+      // own namespace: a report elsewhere claiming the same uid is not about this resource
       subjects
-          .remove(RESOURCE_KEY + uid)
-          .ifPresentOrElse(this::delete, () -> agg.deleteSubject(uid, now.get()));
-      LOG.debug("subject {} is gone with its report", uid);
+          .remove(resourceKey(gone.namespace(), gone.uid()))
+          .ifPresentOrElse(
+              this::delete, () -> agg.deleteSubject(gone.namespace(), gone.uid(), now.get()));
+      LOG.debug("subject {}/{} is gone with its report", gone.namespace(), gone.uid());
     }
   }
 
@@ -236,14 +247,18 @@ final class PartialReportLedger {
    * that a resource found gone is deleted at the later of now and its latest evaluation.
    */
   private void track(PartialReport partial) {
-    String uid = partial.subject().uid();
-    subjects.upsert(RESOURCE_KEY + uid, uid, partial.observedAt());
+    Subject s = partial.subject();
+    subjects.upsert(
+        resourceKey(s.namespace(), s.uid()), s.namespace(), s.uid(), partial.observedAt());
   }
 
   /**
-   * The prefix of a resource's entry in {@link #subjects} when reports are deleted after merging.
+   * A resource's entry in {@link #subjects} when reports are deleted after merging: its namespace
+   * and uid, since a uid is only a claim of whoever wrote the report.
    */
-  private static final String RESOURCE_KEY = "resource/";
+  private static String resourceKey(String namespace, String uid) {
+    return "resource/" + namespace + "/" + uid;
+  }
 
   /** {@code changes} were all written: merged intermediate reports may go. */
   void written(ChangeSet changes) {
@@ -297,8 +312,9 @@ final class PartialReportLedger {
    */
   private void delete(SubjectIndex.Deletion deletion) {
     Timestamp deletedAt = deletion.at(now.get());
-    Objects.requireNonNull(aggregator).deleteSubject(deletion.uid(), deletedAt);
-    LOG.debug("subject {} deleted at {}", deletion.uid(), deletedAt);
+    Objects.requireNonNull(aggregator)
+        .deleteSubject(deletion.namespace(), deletion.uid(), deletedAt);
+    LOG.debug("subject {}/{} deleted at {}", deletion.namespace(), deletion.uid(), deletedAt);
   }
 
   /** The object's key: kind, namespace (empty when cluster-scoped) and name. */

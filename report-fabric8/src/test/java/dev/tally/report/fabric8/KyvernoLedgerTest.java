@@ -9,10 +9,12 @@ import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
+import dev.tally.report.merge.ClockRule;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -51,6 +53,9 @@ class KyvernoLedgerTest {
             new RejectionEvents(client, calls, metrics, clock, false),
             metrics,
             () -> Timestamp.ofSeconds(1_800_000_000L),
+            // the reports are stamped in 2030, ahead of this fixed clock: the clock rule has tests
+            // of its own (ClockRuleTest, RealTenantTest)
+            ClockRule.allowing(Duration.ofDays(36_500)),
             () -> changes++);
     aggregator = ReportAggregator.builder().grouping(Grouping.kyvernoPerResource()).build();
     ledger.begin(aggregator);

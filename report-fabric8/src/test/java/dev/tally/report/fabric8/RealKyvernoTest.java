@@ -58,6 +58,9 @@ class RealKyvernoTest {
    */
   private static final long T0 = 1_900_000_000L;
 
+  /** The scenario's times are in 2030: the aggregator accepts them (the clock rule). */
+  private static final Duration SCENARIO_SKEW = Duration.ofDays(36_500);
+
   @Test
   void tallyAggregatesKyvernosIntermediateReportsIntoKyvernosLayoutAndLeavesNoStaleResults(
       RealKubernetes.Cluster cluster) throws Exception {
@@ -369,6 +372,7 @@ class RealKyvernoTest {
     KubernetesClient account = cluster.serviceAccount("aggregator", "tally-kyverno-aggregator");
     try (AggregatorController controller =
         AggregatorController.builder(account)
+            .maxClockSkew(SCENARIO_SKEW)
             .aggregator(
                 () ->
                     ReportAggregator.builder()
@@ -509,6 +513,7 @@ class RealKyvernoTest {
     CountingMetrics metrics = new CountingMetrics();
     try (AggregatorController controller =
         AggregatorController.builder(account)
+            .maxClockSkew(SCENARIO_SKEW)
             .aggregator(
                 () -> ReportAggregator.builder().grouping(Grouping.kyvernoPerResource()).build())
             .input(KyvernoInput.keep().withAdoptionRetry(Duration.ofMillis(200)))
@@ -648,6 +653,7 @@ class RealKyvernoTest {
   static AggregatorController kyvernoController(
       KubernetesClient client, CountingMetrics metrics, Duration grace) {
     return AggregatorController.builder(client)
+        .maxClockSkew(SCENARIO_SKEW)
         .aggregator(
             () -> ReportAggregator.builder().grouping(Grouping.kyvernoPerResource()).build())
         .input(

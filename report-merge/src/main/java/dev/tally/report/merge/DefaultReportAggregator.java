@@ -65,7 +65,10 @@ final class DefaultReportAggregator implements ReportAggregator {
   private Liveness liveness = Liveness.all();
 
   private final HeldRegisters.ByUid subjects = new HeldRegisters.ByUid();
-  private final Map<String, Timestamp> tombstones = new HashMap<>();
+
+  /** Deletions per (namespace, uid): a uid claimed in one namespace never hides another's. */
+  private final Map<SubjectId, Timestamp> tombstones = new HashMap<>();
+
   private final Map<GroupKey, Group> groups = new HashMap<>();
   private final Set<Group> dirty = new LinkedHashSet<>();
   private final Map<String, long[]> resultsByNamespace = new HashMap<>();
@@ -136,7 +139,9 @@ final class DefaultReportAggregator implements ReportAggregator {
           max);
     }
     String uid = p.subject().uid();
-    if (MergeRule.hidden(p.observedAt(), tombstones.get(uid))) {
+    if (!tombstones.isEmpty()
+        && MergeRule.hidden(
+            p.observedAt(), tombstones.get(new SubjectId(p.subject().namespace(), uid)))) {
       LOG.debug("ignoring {} of {}: observed before its deletion", p.producer(), uid);
       return;
     }
@@ -242,20 +247,25 @@ final class DefaultReportAggregator implements ReportAggregator {
   }
 
   @Override
-  public void deleteSubject(String uid, Timestamp deletedAt) {
+  public void deleteSubject(String namespace, String uid, Timestamp deletedAt) {
+    InvalidReportException.requireNonNull("namespace", namespace);
     if (InvalidReportException.requireNonNull("uid", uid).isBlank()) {
       throw new InvalidReportException("uid", "is required");
     }
     InvalidReportException.requireNonNull("deletedAt", deletedAt);
-    tombstones.merge(uid, deletedAt, (a, b) -> a.compareTo(b) >= 0 ? a : b);
-    Timestamp effective = tombstones.get(uid);
-    // the cluster deleted the object: its uid is gone in every namespace that claimed it
+    Timestamp effective =
+        tombstones.merge(
+            new SubjectId(namespace, uid), deletedAt, (a, b) -> a.compareTo(b) >= 0 ? a : b);
+    // the object in this namespace is gone; a claim of the same uid in another namespace is not
+    // about it and stays
+    HeldRegisters held = HeldRegisters.in(subjects.get(uid), namespace);
+    if (held == null) {
+      return;
+    }
     List<Register> hidden = new ArrayList<>();
-    for (HeldRegisters h = subjects.get(uid); h != null; h = h.next) {
-      for (Register r : h) {
-        if (MergeRule.hidden(r.order.observedAt(), effective)) {
-          hidden.add(r);
-        }
+    for (Register r : held) {
+      if (MergeRule.hidden(r.order.observedAt(), effective)) {
+        hidden.add(r);
       }
     }
     hidden.forEach(this::remove);

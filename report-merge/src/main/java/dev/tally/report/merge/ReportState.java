@@ -15,8 +15,9 @@ import java.util.Objects;
 
 /**
  * The merge state as an immutable value: last-writer-wins registers per (subject namespace, subject
- * uid, source, policy) and tombstones per uid (a deletion hides the uid in every namespace). It is
- * a state-based CRDT: {@link #merge} is commutative, associative and idempotent, and folding any
+ * uid, source, policy) and tombstones per (subject namespace, subject uid): a deletion hides the
+ * uid in its namespace only, as a register is only ever read by partial reports of its own. It is a
+ * state-based CRDT: {@link #merge} is commutative, associative and idempotent, and folding any
  * permutation of the same events gives the same state. The aggregator keeps the same state
  * incrementally; this class is its specification, and lets replicas exchange and combine what they
  * know.
@@ -25,9 +26,9 @@ final class ReportState {
   private static final ReportState EMPTY = new ReportState(Map.of(), Map.of());
 
   private final Map<RegisterId, Content> registers;
-  private final Map<String, Timestamp> tombstones;
+  private final Map<SubjectId, Timestamp> tombstones;
 
-  private ReportState(Map<RegisterId, Content> registers, Map<String, Timestamp> tombstones) {
+  private ReportState(Map<RegisterId, Content> registers, Map<SubjectId, Timestamp> tombstones) {
     this.registers = registers;
     this.tombstones = tombstones;
   }
@@ -39,7 +40,7 @@ final class ReportState {
   /** The state after one partial report. */
   public ReportState apply(PartialReport p) {
     MergeRule.mergeable(p);
-    Timestamp deletedAt = tombstones.get(p.subject().uid());
+    Timestamp deletedAt = tombstones.get(new SubjectId(p.subject().namespace(), p.subject().uid()));
     if (MergeRule.hidden(p.observedAt(), deletedAt)) {
       return this;
     }
@@ -60,9 +61,9 @@ final class ReportState {
   }
 
   /** The state after a subject's deletion at {@code deletedAt}. */
-  public ReportState delete(String uid, Timestamp deletedAt) {
-    Map<String, Timestamp> t = new HashMap<>(tombstones);
-    t.merge(uid, deletedAt, (a, b) -> a.compareTo(b) >= 0 ? a : b);
+  public ReportState delete(String namespace, String uid, Timestamp deletedAt) {
+    Map<SubjectId, Timestamp> t = new HashMap<>(tombstones);
+    t.merge(new SubjectId(namespace, uid), deletedAt, (a, b) -> a.compareTo(b) >= 0 ? a : b);
     return normalized(registers, t);
   }
 
@@ -73,19 +74,20 @@ final class ReportState {
         (id, c) ->
             r.merge(
                 id, c, (a, b) -> MergeRule.wins(b.order, b.digest(), a.order, a.digest()) ? b : a));
-    Map<String, Timestamp> t = new HashMap<>(tombstones);
-    other.tombstones.forEach((uid, ts) -> t.merge(uid, ts, (a, b) -> a.compareTo(b) >= 0 ? a : b));
+    Map<SubjectId, Timestamp> t = new HashMap<>(tombstones);
+    other.tombstones.forEach((id, ts) -> t.merge(id, ts, (a, b) -> a.compareTo(b) >= 0 ? a : b));
     return normalized(r, t);
   }
 
   private static ReportState normalized(
-      Map<RegisterId, Content> registers, Map<String, Timestamp> tombstones) {
+      Map<RegisterId, Content> registers, Map<SubjectId, Timestamp> tombstones) {
     Map<RegisterId, Content> r = new HashMap<>(registers);
     r.entrySet()
         .removeIf(
             e ->
                 MergeRule.hidden(
-                    e.getValue().order.observedAt(), tombstones.get(e.getKey().uid())));
+                    e.getValue().order.observedAt(),
+                    tombstones.get(new SubjectId(e.getKey().namespace(), e.getKey().uid()))));
     return new ReportState(
         Collections.unmodifiableMap(r), Collections.unmodifiableMap(new HashMap<>(tombstones)));
   }
@@ -94,7 +96,7 @@ final class ReportState {
    * The state holding {@code registers} (each with the order of the evaluation that wrote it,
    * content digest included) and {@code tombstones}: how an aggregator states what it holds.
    */
-  static ReportState of(Collection<Register> registers, Map<String, Timestamp> tombstones) {
+  static ReportState of(Collection<Register> registers, Map<SubjectId, Timestamp> tombstones) {
     Map<RegisterId, Content> r = new HashMap<>();
     for (Register x : registers) {
       r.put(
@@ -109,7 +111,7 @@ final class ReportState {
     return registers;
   }
 
-  public Map<String, Timestamp> tombstones() {
+  public Map<SubjectId, Timestamp> tombstones() {
     return tombstones;
   }
 

@@ -110,7 +110,7 @@ class AggregatorExamplesTest {
   void tombstonesHideLateOlderReportsUntilTheyExpire() {
     var a = ReportAggregator.builder().tombstoneRetention(Duration.ofMinutes(10)).build();
     PartialReport late = partial(POD, 100, result("require-labels", ResultStatus.FAIL));
-    a.deleteSubject(POD.uid(), Timestamp.ofSeconds(200));
+    a.deleteSubject(POD.namespace(), POD.uid(), Timestamp.ofSeconds(200));
     a.apply(late);
     assertThat(a.aggregates()).isEmpty();
 
@@ -127,7 +127,7 @@ class AggregatorExamplesTest {
   @Test
   void aReportObservedAfterTheDeletionIsAboutANewLifeAndStays() {
     var a = ReportAggregator.builder().build();
-    a.deleteSubject(POD.uid(), Timestamp.ofSeconds(200));
+    a.deleteSubject(POD.namespace(), POD.uid(), Timestamp.ofSeconds(200));
     a.apply(partial(POD, 201, result("require-labels", ResultStatus.FAIL)));
     assertThat(a.aggregates()).hasSize(1);
   }

@@ -150,7 +150,7 @@ class AggregatorLawProperties {
               PartialReport before = m.partial(s);
               Timestamp deletedAt = before.observedAt();
               var aggregator = Fixtures.aggregator(Fixtures.randomConfig(m.random()));
-              aggregator.deleteSubject(s.uid(), deletedAt);
+              aggregator.deleteSubject(s.namespace(), s.uid(), deletedAt);
               aggregator.apply(before); // arrives late, observed at the deletion
               PartialReport older =
                   PartialReport.builder()

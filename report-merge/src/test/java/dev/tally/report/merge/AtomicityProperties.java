@@ -208,8 +208,9 @@ class AtomicityProperties {
   void nullArgumentsOfTheAggregatorAreRefusedNamingTheArgument() {
     ReportAggregator a = ReportAggregator.builder().build();
     assertThat(field(() -> a.apply(null))).isEqualTo("partial");
-    assertThat(field(() -> a.deleteSubject(null, Timestamp.EPOCH))).isEqualTo("uid");
-    assertThat(field(() -> a.deleteSubject("uid-1", null))).isEqualTo("deletedAt");
+    assertThat(field(() -> a.deleteSubject(null, "uid-1", Timestamp.EPOCH))).isEqualTo("namespace");
+    assertThat(field(() -> a.deleteSubject("ns", null, Timestamp.EPOCH))).isEqualTo("uid");
+    assertThat(field(() -> a.deleteSubject("ns", "uid-1", null))).isEqualTo("deletedAt");
     assertThat(field(() -> a.setLiveness(null))).isEqualTo("liveness");
     assertThat(field(() -> a.expireTombstones(null))).isEqualTo("now");
     assertThat(field(() -> a.resync(null))).isEqualTo("observed");

@@ -82,7 +82,7 @@ final class Fixtures {
       if (e instanceof AggregatorEvent.Apply apply) {
         s = s.apply(apply.partial());
       } else if (e instanceof AggregatorEvent.Delete delete) {
-        s = s.delete(delete.uid(), delete.deletedAt());
+        s = s.delete(delete.namespace(), delete.uid(), delete.deletedAt());
       }
     }
     return s;

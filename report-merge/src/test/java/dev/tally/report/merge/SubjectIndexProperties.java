@@ -24,17 +24,24 @@ import org.quicktheories.core.Gen;
  * event was an upsert about the uid; a deletion is due exactly at the event after which no object
  * is about a uid that one was about before, at the latest observedAt of the upserts about the uid
  * since its previous deletion. Few keys and uids, so that objects move between uids, uids lose
- * their last object and come back.
+ * their last object and come back; two namespaces, so that the same uid is claimed in both, and a
+ * subject is its (namespace, uid): a claim in one namespace never keeps alive or deletes the
+ * other's.
  */
 class SubjectIndexProperties {
 
   /** One event of a stream: an upsert when {@code uid} is not null, else a removal. */
-  record Event(String key, @Nullable String uid, Timestamp observedAt) {
+  record Event(String key, String namespace, @Nullable String uid, Timestamp observedAt) {
     @Override
     public String toString() {
       return uid == null
           ? "remove(" + key + ")"
-          : "upsert(" + key + ", " + uid + ", " + observedAt + ")";
+          : "upsert(" + key + ", " + namespace + "/" + uid + ", " + observedAt + ")";
+    }
+
+    /** The subject the event is about, as the oracle names it; null for a removal. */
+    @Nullable String subject() {
+      return uid == null ? null : namespace + "/" + uid;
     }
   }
 
@@ -52,6 +59,7 @@ class SubjectIndexProperties {
                 events.add(
                     new Event(
                         key,
+                        r.nextBoolean() ? "a" : "b",
                         remove ? null : "u" + r.nextInt(uids),
                         new Timestamp(
                             r.nextInt(20), r.nextInt(3) == 0 ? 999_999_999 : r.nextInt(2))));
@@ -60,14 +68,17 @@ class SubjectIndexProperties {
             });
   }
 
-  /** Which uid each object is about after the first {@code n} events: its last event's. */
+  /**
+   * Which subject ({@code namespace/uid}) each object is about after the first {@code n} events:
+   * its last event's.
+   */
   static Map<String, String> aboutAfter(List<Event> events, int n) {
     Map<String, String> about = new HashMap<>();
     for (Event e : events.subList(0, n)) {
       if (e.uid() == null) {
         about.remove(e.key());
       } else {
-        about.put(e.key(), e.uid());
+        about.put(e.key(), e.subject());
       }
     }
     return about;
@@ -77,28 +88,32 @@ class SubjectIndexProperties {
   static Optional<Deletion> due(List<Event> events, int i, List<Optional<Deletion>> before) {
     Set<String> was = new HashSet<>(aboutAfter(events, i).values());
     was.removeAll(aboutAfter(events, i + 1).values());
-    assertThat(was).as("one event ends at most one uid").hasSizeLessThanOrEqualTo(1);
+    assertThat(was).as("one event ends at most one subject").hasSizeLessThanOrEqualTo(1);
     if (was.isEmpty()) {
       return Optional.empty();
     }
-    String uid = was.iterator().next();
+    String subject = was.iterator().next();
     int since = 0;
     for (int j = 0; j < i; j++) {
-      if (before.get(j).map(d -> d.uid().equals(uid)).orElse(false)) {
+      if (before.get(j).map(d -> subject.equals(d.namespace() + "/" + d.uid())).orElse(false)) {
         since = j + 1;
       }
     }
     Timestamp latest = null;
     for (Event e : events.subList(since, i + 1)) {
-      if (uid.equals(e.uid()) && (latest == null || e.observedAt().isAfter(latest))) {
+      if (subject.equals(e.subject()) && (latest == null || e.observedAt().isAfter(latest))) {
         latest = e.observedAt();
       }
     }
-    return Optional.of(new Deletion(uid, latest));
+    int slash = subject.indexOf('/');
+    return Optional.of(
+        new Deletion(subject.substring(0, slash), subject.substring(slash + 1), latest));
   }
 
   static Optional<Deletion> play(SubjectIndex index, Event e) {
-    return e.uid() == null ? index.remove(e.key()) : index.upsert(e.key(), e.uid(), e.observedAt());
+    return e.uid() == null
+        ? index.remove(e.key())
+        : index.upsert(e.key(), e.namespace(), e.uid(), e.observedAt());
   }
 
   @Test
@@ -120,7 +135,10 @@ class SubjectIndexProperties {
                 for (int k = 0; k < 5; k++) {
                   String key = "k" + k;
                   assertThat(index.contains(key)).isEqualTo(about.containsKey(key));
-                  assertThat(index.uidOf(key)).isEqualTo(Optional.ofNullable(about.get(key)));
+                  assertThat(index.uidOf(key))
+                      .isEqualTo(
+                          Optional.ofNullable(about.get(key))
+                              .map(subject -> subject.substring(subject.indexOf('/') + 1)));
                 }
               }
             });
@@ -140,7 +158,7 @@ class SubjectIndexProperties {
 
               List<String> deleted = new ArrayList<>();
               for (String key : keys) {
-                index.remove(key).ifPresent(d -> deleted.add(d.uid()));
+                index.remove(key).ifPresent(d -> deleted.add(d.namespace() + "/" + d.uid()));
                 // a second removal of the same object is nothing
                 assertThat(index.remove(key)).isEmpty();
               }
@@ -158,11 +176,13 @@ class SubjectIndexProperties {
         .checkAssert(
             (first, second) -> {
               SubjectIndex index = new SubjectIndex();
+              Map<String, String> about = new HashMap<>();
               for (Event e : first) {
-                Optional<String> before = index.uidOf(e.key());
+                String before =
+                    e.uid() == null ? about.remove(e.key()) : about.put(e.key(), e.subject());
                 Optional<Deletion> d = play(index, e);
-                if (e.uid() != null && before.map(e.uid()::equals).orElse(true)) {
-                  assertThat(d).as("%s on an object about the same uid or none", e).isEmpty();
+                if (e.uid() != null && (before == null || before.equals(e.subject()))) {
+                  assertThat(d).as("%s on an object about the same subject or none", e).isEmpty();
                 }
               }
               index.clear();
@@ -187,7 +207,7 @@ class SubjectIndexProperties {
         .forAll(times, times)
         .checkAssert(
             (latest, now) -> {
-              Timestamp at = new Deletion("u", latest).at(now);
+              Timestamp at = new Deletion("ns", "u", latest).at(now);
               assertThat(at).isGreaterThanOrEqualTo(latest).isGreaterThanOrEqualTo(now);
               assertThat(at).isIn(latest, now);
             });

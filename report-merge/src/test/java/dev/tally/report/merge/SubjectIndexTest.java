@@ -19,28 +19,29 @@ class SubjectIndexTest {
 
   @Test
   void theSubjectIsDeletedWhenTheLastObjectAboutItGoesAtTheLatestObservedAtOfAny() {
-    assertThat(index.upsert("admission/pod", "u1", T9)).isEmpty();
-    assertThat(index.upsert("background/pod", "u1", T5)).isEmpty();
+    assertThat(index.upsert("admission/pod", "shop", "u1", T9)).isEmpty();
+    assertThat(index.upsert("background/pod", "shop", "u1", T5)).isEmpty();
     assertThat(index.remove("admission/pod")).as("another object is still about u1").isEmpty();
     // the removed object's observedAt still counts: it was seen about u1
-    assertThat(index.remove("background/pod")).contains(new Deletion("u1", T9));
+    assertThat(index.remove("background/pod")).contains(new Deletion("shop", "u1", T9));
     assertThat(index.size()).isZero();
   }
 
   @Test
   void anObjectThatMovesToAnotherUidDeletesTheOldOneWhenItWasTheLast() {
-    index.upsert("admission/pod", "old", T5);
-    assertThat(index.upsert("admission/pod", "new", T7)).contains(new Deletion("old", T5));
+    index.upsert("admission/pod", "shop", "old", T5);
+    assertThat(index.upsert("admission/pod", "shop", "new", T7))
+        .contains(new Deletion("shop", "old", T5));
     assertThat(index.uidOf("admission/pod")).contains("new");
-    assertThat(index.remove("admission/pod")).contains(new Deletion("new", T7));
+    assertThat(index.remove("admission/pod")).contains(new Deletion("shop", "new", T7));
   }
 
   @Test
   void aUidAddedAgainAfterItsDeletionStartsAfresh() {
-    index.upsert("admission/pod", "u1", T9);
-    assertThat(index.remove("admission/pod")).contains(new Deletion("u1", T9));
-    index.upsert("admission/pod", "u1", T5);
-    assertThat(index.remove("admission/pod")).contains(new Deletion("u1", T5));
+    index.upsert("admission/pod", "shop", "u1", T9);
+    assertThat(index.remove("admission/pod")).contains(new Deletion("shop", "u1", T9));
+    index.upsert("admission/pod", "shop", "u1", T5);
+    assertThat(index.remove("admission/pod")).contains(new Deletion("shop", "u1", T5));
   }
 
   @Test
@@ -51,23 +52,37 @@ class SubjectIndexTest {
 
   @Test
   void aClockBehindTheProducersDeletesAtTheirTime() {
-    assertThat(new Deletion("u1", T9).at(T5)).isEqualTo(T9);
-    assertThat(new Deletion("u1", T5).at(T9)).isEqualTo(T9);
+    assertThat(new Deletion("shop", "u1", T9).at(T5)).isEqualTo(T9);
+    assertThat(new Deletion("shop", "u1", T5).at(T9)).isEqualTo(T9);
+  }
+
+  @Test
+  void theSameUidClaimedInAnotherNamespaceIsAnotherSubject() {
+    // a tenant's object in "evil" claims the uid of shop's Pod
+    index.upsert("admission/pod", "shop", "u1", T5);
+    index.upsert("forged/ghost", "evil", "u1", T9);
+    // shop's Pod goes: it is deleted although the tenant's object still claims its uid
+    assertThat(index.remove("admission/pod")).contains(new Deletion("shop", "u1", T5));
+    // and the tenant's object going deletes its own claim only
+    assertThat(index.remove("forged/ghost")).contains(new Deletion("evil", "u1", T9));
   }
 
   @Test
   void badArgumentsAreRefusedNamingTheFieldAndChangeNothing() {
-    index.upsert("admission/pod", "u1", T5);
-    assertThatThrownBy(() -> index.upsert("admission/pod", "", T7))
+    index.upsert("admission/pod", "shop", "u1", T5);
+    assertThatThrownBy(() -> index.upsert("admission/pod", "shop", "", T7))
         .isInstanceOf(InvalidReportException.class)
         .hasMessage("uid: is required");
-    assertThatThrownBy(() -> index.upsert("admission/pod", "u2", null))
+    assertThatThrownBy(() -> index.upsert("admission/pod", "shop", "u2", null))
         .isInstanceOf(InvalidReportException.class)
         .hasMessage("observedAt: is required");
+    assertThatThrownBy(() -> index.upsert("admission/pod", null, "u2", T7))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessage("namespace: is required");
     assertThatThrownBy(() -> index.remove(null))
         .isInstanceOf(InvalidReportException.class)
         .hasMessage("objectKey: is required");
     assertThat(index.uidOf("admission/pod")).isEqualTo(Optional.of("u1"));
-    assertThat(index.remove("admission/pod")).contains(new Deletion("u1", T5));
+    assertThat(index.remove("admission/pod")).contains(new Deletion("shop", "u1", T5));
   }
 }

@@ -33,16 +33,16 @@ public sealed interface AggregatorEvent {
     }
   }
 
-  /** A subject's deletion. */
-  record Delete(String uid, Timestamp deletedAt) implements AggregatorEvent {
+  /** A subject's deletion, in its namespace ("" when cluster-scoped). */
+  record Delete(String namespace, String uid, Timestamp deletedAt) implements AggregatorEvent {
     @Override
     public void applyTo(ReportAggregator aggregator) {
-      aggregator.deleteSubject(uid, deletedAt);
+      aggregator.deleteSubject(namespace, uid, deletedAt);
     }
 
     @Override
     public String toString() {
-      return "delete " + uid + " @" + deletedAt;
+      return "delete " + namespace + "/" + uid + " @" + deletedAt;
     }
   }
 }

@@ -134,7 +134,8 @@ public final class RandomModel {
     List<AggregatorEvent> events = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       if (random.nextInt(8) == 0) {
-        events.add(new AggregatorEvent.Delete(subject().uid(), timestamp()));
+        Subject deleted = subject();
+        events.add(new AggregatorEvent.Delete(deleted.namespace(), deleted.uid(), timestamp()));
       } else {
         events.add(new AggregatorEvent.Apply(partial()));
       }

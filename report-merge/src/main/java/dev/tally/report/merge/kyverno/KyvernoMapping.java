@@ -7,6 +7,7 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.merge.ClockRule;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -166,11 +167,23 @@ public final class KyvernoMapping {
    * across partitions (one resource's results of one policy beyond a partition's limits) seeds from
    * each partition its part, of which the merge keeps one.
    *
+   * <p>Whoever may write PolicyReports in a namespace can write one that looks like Kyverno's, so a
+   * seed speaks only for its own namespace and no later than it is read: a report whose scope is in
+   * another namespace (or a namespaced report about a cluster-scoped resource, and the reverse) is
+   * refused, and so is one with a result stamped beyond what {@code clock} accepts; the partial
+   * reports are observed no later than {@code now} ({@link ClockRule#seed}), so any evaluation made
+   * after the seeding outranks them.
+   *
+   * @param now the aggregator's clock as the report is read
    * @throws InvalidReportException naming {@code scope} when the report has none (it is not a
-   *     per-resource report) or {@code scope.uid} when its scope has no uid
+   *     per-resource report), {@code scope.uid} when its scope has no uid, {@code scope.namespace}
+   *     when it is not the report's own namespace, or {@code results[i].timestamp} for a time
+   *     beyond the clock rule
    */
-  public static List<PartialReport> seed(AggregateReport report) {
+  public static List<PartialReport> seed(AggregateReport report, ClockRule clock, Timestamp now) {
     InvalidReportException.requireNonNull("report", report);
+    InvalidReportException.requireNonNull("clock", clock);
+    InvalidReportException.requireNonNull("now", now);
     Subject subject =
         report
             .scope()
@@ -180,6 +193,15 @@ public final class KyvernoMapping {
                         "scope", "is required: only a per-resource report can seed"));
     if (subject.uid().isEmpty()) {
       throw new InvalidReportException("scope.uid", "is required");
+    }
+    if (!subject.namespace().equals(report.ref().namespace())) {
+      throw new InvalidReportException(
+          "scope.namespace",
+          "is '"
+              + subject.namespace()
+              + "' but the report lives in '"
+              + report.ref().namespace()
+              + "': a report speaks only for its own namespace");
     }
     Map<CoverageKey, List<Result>> byKey = new TreeMap<>();
     for (Result r : report.results()) {
@@ -195,13 +217,15 @@ public final class KyvernoMapping {
         }
       }
       out.add(
-          PartialReport.builder()
-              .producer(SEED_PRODUCER)
-              .subject(subject)
-              .coverage(Set.of(e.getKey()))
-              .results(e.getValue())
-              .observedAt(latest)
-              .build());
+          clock.seed(
+              PartialReport.builder()
+                  .producer(SEED_PRODUCER)
+                  .subject(subject)
+                  .coverage(Set.of(e.getKey()))
+                  .results(e.getValue())
+                  .observedAt(latest)
+                  .build(),
+              now));
     }
     return List.copyOf(out);
   }

@@ -25,6 +25,12 @@ import org.junit.jupiter.api.Test;
 
 /** The mapping rule of Kyverno's intermediate reports, example by example. */
 class KyvernoMappingTest {
+  /** Seeds are read long after the scenario's times: no time is in the future. */
+  static final dev.tally.report.api.Timestamp NOW =
+      dev.tally.report.api.Timestamp.ofSeconds(4_000_000_000L);
+
+  static final dev.tally.report.merge.ClockRule CLOCK =
+      dev.tally.report.merge.ClockRule.allowing(dev.tally.report.merge.ClockRule.DEFAULT_MAX_SKEW);
 
   private static Map<String, String> podLabels(String source) {
     Map<String, String> labels = new HashMap<>();
@@ -258,7 +264,7 @@ class KyvernoMappingTest {
 
   private static ReportAggregator seeded(AggregateReport report) {
     ReportAggregator a = ReportAggregator.builder().grouping(Grouping.kyvernoPerResource()).build();
-    KyvernoMapping.seed(report).forEach(a::apply);
+    KyvernoMapping.seed(report, CLOCK, NOW).forEach(a::apply);
     return a;
   }
 
@@ -292,7 +298,9 @@ class KyvernoMappingTest {
 
     List<PartialReport> seeds =
         KyvernoMapping.seed(
-            kyvernoReport(Optional.of(WEB), List.of(labelsCheck, latest, untimed, labelsAutogen)));
+            kyvernoReport(Optional.of(WEB), List.of(labelsCheck, latest, untimed, labelsAutogen)),
+            CLOCK,
+            NOW);
 
     assertThat(seeds)
         .extracting(PartialReport::coverage)
@@ -333,22 +341,86 @@ class KyvernoMappingTest {
 
   @Test
   void anEmptyReportSeedsNothing() {
-    assertThat(KyvernoMapping.seed(kyvernoReport(Optional.of(WEB), List.of()))).isEmpty();
+    assertThat(KyvernoMapping.seed(kyvernoReport(Optional.of(WEB), List.of()), CLOCK, NOW))
+        .isEmpty();
   }
 
   @Test
   void aReportWithoutScopeOrScopeUidIsRefusedNamingTheField() {
     List<Result> results = List.of(ruleResult("p", "r", ResultStatus.PASS, 1));
-    assertThatThrownBy(() -> KyvernoMapping.seed(kyvernoReport(Optional.empty(), results)))
+    assertThatThrownBy(
+            () -> KyvernoMapping.seed(kyvernoReport(Optional.empty(), results), CLOCK, NOW))
         .isInstanceOf(InvalidReportException.class)
         .hasMessageContaining("scope");
     assertThatThrownBy(
             () ->
                 KyvernoMapping.seed(
                     kyvernoReport(
-                        Optional.of(Subject.of("v1", "Pod", "shop", "web-0", "")), results)))
+                        Optional.of(Subject.of("v1", "Pod", "shop", "web-0", "")), results),
+                    CLOCK,
+                    NOW))
         .isInstanceOf(InvalidReportException.class)
         .hasMessageContaining("scope.uid");
+  }
+
+  @Test
+  void aReportWhoseScopeIsInAnotherNamespaceSeedsNothingNamingTheField() {
+    // a tenant's PolicyReport in "shop", labelled as Kyverno's, about a Pod of "bank"
+    Subject elsewhere = Subject.of("v1", "Pod", "bank", "vault-0", "uid-9");
+    List<Result> results = List.of(ruleResult("p", "r", ResultStatus.PASS, 1));
+    assertThatThrownBy(
+            () -> KyvernoMapping.seed(kyvernoReport(Optional.of(elsewhere), results), CLOCK, NOW))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessageContaining("scope.namespace")
+        .hasMessageContaining("bank");
+    // nor a namespaced report about a cluster-scoped resource
+    Subject node = Subject.of("v1", "Namespace", "", "bank", "uid-8");
+    assertThatThrownBy(
+            () -> KyvernoMapping.seed(kyvernoReport(Optional.of(node), results), CLOCK, NOW))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessageContaining("scope.namespace");
+  }
+
+  @Test
+  void aSeedNeverOutranksAnEvaluationMadeAfterItWasRead() {
+    // the report's result is stamped two minutes ahead of the aggregator's clock (within the
+    // allowed skew): the seed is observed at the moment it is read, not at that time
+    long now = 1_000_000;
+    Result ahead = ruleResult("require-labels", "check", ResultStatus.FAIL, now + 120);
+    List<PartialReport> seeds =
+        KyvernoMapping.seed(
+            kyvernoReport(Optional.of(WEB), List.of(ahead)), CLOCK, Timestamp.ofSeconds(now));
+    assertThat(seeds)
+        .extracting(PartialReport::observedAt)
+        .containsExactly(Timestamp.ofSeconds(now));
+
+    ReportAggregator a = ReportAggregator.builder().grouping(Grouping.kyvernoPerResource()).build();
+    seeds.forEach(a::apply);
+    // a real evaluation a second after the seeding, whose results carry its own (earlier) stamps
+    a.apply(
+        PartialReport.builder()
+            .producer("kyverno/background-scan")
+            .subject(WEB)
+            .coverage(java.util.Set.of(ahead.coverageKey()))
+            .results(List.of(ruleResult("require-labels", "check", ResultStatus.PASS, now + 1)))
+            .observedAt(Timestamp.ofSeconds(now + 1))
+            .build());
+    assertThat(verdicts(a)).containsExactly("require-labels/check=pass@" + (now + 1));
+  }
+
+  @Test
+  void aSeedStampedBeyondTheClockRuleIsRefusedNamingTheResult() {
+    long now = 1_000_000;
+    Result farFuture = ruleResult("p", "r", ResultStatus.PASS, 253_402_300_000L);
+    assertThatThrownBy(
+            () ->
+                KyvernoMapping.seed(
+                    kyvernoReport(Optional.of(WEB), List.of(farFuture)),
+                    CLOCK,
+                    Timestamp.ofSeconds(now)))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessageContaining("results[0].timestamp")
+        .hasMessageContaining("clock skew");
   }
 
   @Test
