@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,6 +102,7 @@ public final class RealKubernetes
     private final String namespace;
     private final KubernetesClient admin;
     private final List<KubernetesClient> clients = new ArrayList<>();
+    private final List<String> others = new ArrayList<>();
 
     Cluster(KubeTestEnv env, String namespace) {
       this.env = env;
@@ -133,17 +135,7 @@ public final class RealKubernetes
      * after the test.
      */
     public KubernetesClient serviceAccount(String name, String... clusterRoles) {
-      admin
-          .serviceAccounts()
-          .inNamespace(namespace)
-          .resource(
-              new ServiceAccountBuilder()
-                  .withNewMetadata()
-                  .withName(name)
-                  .withNamespace(namespace)
-                  .endMetadata()
-                  .build())
-          .create();
+      createServiceAccount(namespace, name);
       for (String role : clusterRoles) {
         admin
             .rbac()
@@ -162,10 +154,70 @@ public final class RealKubernetes
                     .build())
             .create();
       }
+      return clientOf(namespace, name);
+    }
+
+    /**
+     * A second namespace of the test's own, {@code <namespace>-<suffix>}, deleted after the test:
+     * another tenant's.
+     */
+    public String otherNamespace(String suffix) {
+      String name = namespace + "-" + suffix;
+      admin
+          .namespaces()
+          .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+          .create();
+      others.add(name);
+      return name;
+    }
+
+    /**
+     * A client for a new service account {@code name} in {@code tenantNamespace}, bound only there
+     * (a RoleBinding) to {@code clusterRole}: a tenant with the rights a namespace admin has.
+     */
+    public KubernetesClient tenant(String name, String tenantNamespace, String clusterRole) {
+      createServiceAccount(tenantNamespace, name);
+      admin
+          .rbac()
+          .roleBindings()
+          .inNamespace(tenantNamespace)
+          .resource(
+              new RoleBindingBuilder()
+                  .withNewMetadata()
+                  .withName(name + "-" + clusterRole)
+                  .withNamespace(tenantNamespace)
+                  .endMetadata()
+                  .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", clusterRole)
+                  .addNewSubject()
+                  .withKind("ServiceAccount")
+                  .withName(name)
+                  .withNamespace(tenantNamespace)
+                  .endSubject()
+                  .build())
+          .create();
+      return clientOf(tenantNamespace, name);
+    }
+
+    private void createServiceAccount(String inNamespace, String name) {
+      admin
+          .serviceAccounts()
+          .inNamespace(inNamespace)
+          .resource(
+              new ServiceAccountBuilder()
+                  .withNewMetadata()
+                  .withName(name)
+                  .withNamespace(inNamespace)
+                  .endMetadata()
+                  .build())
+          .create();
+    }
+
+    /** A client authenticated as the service account, by a token from the TokenRequest API. */
+    private KubernetesClient clientOf(String inNamespace, String name) {
       TokenRequest token =
           admin
               .serviceAccounts()
-              .inNamespace(namespace)
+              .inNamespace(inNamespace)
               .withName(name)
               .tokenRequest(
                   new TokenRequestBuilder()
@@ -186,6 +238,7 @@ public final class RealKubernetes
             .filter(b -> b.getMetadata().getName().startsWith(namespace + "-"))
             .forEach(b -> admin.resource(b).delete());
         admin.namespaces().withName(namespace).delete();
+        others.forEach(other -> admin.namespaces().withName(other).delete());
       } finally {
         admin.close();
       }

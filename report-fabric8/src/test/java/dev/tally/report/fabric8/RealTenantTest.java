@@ -1,0 +1,342 @@
+package dev.tally.report.fabric8;
+
+import static dev.tally.report.fabric8.RealKyvernoTest.backgroundReport;
+import static dev.tally.report.fabric8.RealKyvernoTest.report;
+import static dev.tally.report.fabric8.RealKyvernoTest.result;
+import static dev.tally.report.fabric8.RealKyvernoTest.statuses;
+import static dev.tally.report.fabric8.RealServer.auditEvents;
+import static dev.tally.report.fabric8.RealServer.auditLines;
+import static dev.tally.report.fabric8.RealServer.installCrds;
+import static dev.tally.report.fabric8.RealServer.results;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.report.api.Grouping;
+import dev.tally.report.api.PartialReport;
+import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.ResultStatus;
+import dev.tally.report.api.Subject;
+import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.kyverno.KyvernoInput;
+import dev.tally.report.fabric8.resource.ReportCodec;
+import dev.tally.testenv.Await;
+import dev.tally.testenv.RealKubernetes;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * What a tenant can do to another namespace's results through Tally, on the real control plane:
+ * nothing. The tenant is a service account bound, in its own namespace only, to the rights a
+ * namespace admin has over reports under Kyverno's default install (full control of
+ * EphemeralReports, PolicyReports, Reports and Tally's PartialReports there); the aggregator runs
+ * as its shipped role. Each test is a forgery the tenant can write with those rights, and the
+ * assertion that the other namespace's report is untouched (docs/DESIGN.md, "Trust model").
+ */
+@ExtendWith(RealKubernetes.class)
+class RealTenantTest {
+  static final String TENANT_ROLE = "tally-test-tenant-namespace-admin";
+
+  /** The tenant's client, bound in {@code namespace} only. */
+  static KubernetesClient tenant(RealKubernetes.Cluster cluster, String namespace) {
+    KubernetesClient admin = cluster.admin();
+    byte[] role = TestResources.read("rbac/tenant-namespace-admin.yaml").getBytes(UTF8);
+    for (HasMetadata item : admin.load(new ByteArrayInputStream(role)).items()) {
+      admin.resource(item).createOr(existing -> existing.update());
+    }
+    return cluster.tenant("tenant", namespace, TENANT_ROLE);
+  }
+
+  private static final java.nio.charset.Charset UTF8 = StandardCharsets.UTF_8;
+
+  private static long now() {
+    return Instant.now().getEpochSecond();
+  }
+
+  /** Kyverno mode as it runs beside Kyverno, re-listing every second. */
+  private static AggregatorController kyvernoMode(KubernetesClient account) {
+    return AggregatorController.builder(account)
+        .aggregator(
+            () -> ReportAggregator.builder().grouping(Grouping.kyvernoPerResource()).build())
+        .input(
+            KyvernoInput.deleteAfterMerge()
+                .withPolicyWatch(false)
+                .withAdoptionRetry(Duration.ofMillis(200)))
+        .flushWindow(Duration.ZERO)
+        .resyncPeriod(Duration.ofSeconds(1))
+        .metrics(new CountingMetrics())
+        .build();
+  }
+
+  private static KubernetesClient kyvernoSetup(RealKubernetes.Cluster cluster) {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    RealKyvernoTest.installKyvernoCrds(admin);
+    RealKyvernoTest.installKyvernoRole(admin);
+    return cluster.serviceAccount("aggregator", "tally-kyverno-aggregator");
+  }
+
+  /** The victim: a Pod of {@code ns} whose background scan failed {@code require-labels}. */
+  private static Pod victimWithItsReport(KubernetesClient admin, String ns, long at) {
+    Pod vault = MockCluster.pod(admin, ns, "vault");
+    admin
+        .resource(
+            backgroundReport(
+                ns,
+                vault,
+                at,
+                Map.of("require-labels", List.of(result("require-labels", "check", "fail", at)))))
+        .create();
+    String uid = vault.getMetadata().getUid();
+    Await.until(
+        "the victim's report holds its failure",
+        () ->
+            report(admin, ns, uid)
+                .map(r -> Map.of("require-labels/check", ResultStatus.FAIL).equals(statuses(r)))
+                .orElse(false));
+    RealKyvernoTest.awaitNoIntermediateReports(admin, ns);
+    return vault;
+  }
+
+  @Test
+  void aForgedUidInTheTenantsNamespaceNeitherRetractsNorFreezesAnotherNamespacesResource(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    KubernetesClient account = kyvernoSetup(cluster);
+    String victimNs = cluster.namespace();
+    String tenantNs = cluster.otherNamespace("a");
+    KubernetesClient tenant = tenant(cluster, tenantNs);
+    try (AggregatorController controller = kyvernoMode(account).start()) {
+      Await.until("the aggregator has rebuilt", controller::isRebuilt);
+      long t = now();
+      Pod vault = victimWithItsReport(admin, victimNs, t);
+      String uid = vault.getMetadata().getUid();
+
+      // the tenant's report about a "ghost" Pod of its own namespace, carrying the victim's uid.
+      // Tally writes a report for it in the tenant's namespace, owned by (ghost, uid); the garbage
+      // collector removes that report (no such owner there), and the next re-list asks whether
+      // tenantNs/ghost is gone: it is.
+      long mark = auditLines(cluster);
+      tenant
+          .resource(
+              RealKyvernoTest.admissionReport(
+                  tenantNs,
+                  "forged",
+                  "Pod",
+                  "",
+                  "v1",
+                  "ghost",
+                  uid,
+                  t,
+                  Map.of("require-labels", List.of(result("require-labels", "check", "pass", t)))))
+          .create();
+      String aggregator = "system:serviceaccount:" + victimNs + ":aggregator";
+      Await.until(
+          "the aggregator found the ghost gone",
+          () ->
+              audit(cluster, mark).stream()
+                  .anyMatch(
+                      e ->
+                          e.user().equals(aggregator)
+                              && e.verb().equals("get")
+                              && e.resource().equals("pods")
+                              && e.namespace().equals(tenantNs)),
+          Duration.ofSeconds(120));
+      // a flush after that deletion has run
+      controller.desired().get(60, java.util.concurrent.TimeUnit.SECONDS);
+
+      assertThat(report(admin, victimNs, uid).map(RealKyvernoTest::statuses))
+          .as("the victim's results are untouched by the tenant's forged uid")
+          .contains(Map.of("require-labels/check", ResultStatus.FAIL));
+
+      // and not frozen: the victim's next evaluation is merged
+      admin
+          .resource(
+              backgroundReport(
+                  victimNs,
+                  vault,
+                  t + 2,
+                  Map.of(
+                      "require-labels", List.of(result("require-labels", "check", "pass", t + 2)))))
+          .create();
+      Await.until(
+          "the victim's fix is merged",
+          () ->
+              report(admin, victimNs, uid)
+                  .map(r -> Map.of("require-labels/check", ResultStatus.PASS).equals(statuses(r)))
+                  .orElse(false));
+    }
+  }
+
+  private static List<RealServer.AuditEvent> audit(RealKubernetes.Cluster cluster, long mark) {
+    try {
+      return auditEvents(cluster, mark);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void aTenantsPolicyReportScopedToAnotherNamespaceDoesNotSeedItAtFailover(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    KubernetesClient account = kyvernoSetup(cluster);
+    String victimNs = cluster.namespace();
+    String tenantNs = cluster.otherNamespace("a");
+    KubernetesClient tenant = tenant(cluster, tenantNs);
+    Pod vault;
+    try (AggregatorController controller = kyvernoMode(account).start()) {
+      Await.until("the aggregator has rebuilt", controller::isRebuilt);
+      vault = victimWithItsReport(admin, victimNs, now());
+    }
+    String uid = vault.getMetadata().getUid();
+
+    // while no aggregator runs, the tenant writes a report in Kyverno's layout in its namespace,
+    // scoped to the victim, with a far-future pass and a failure of its own making
+    Map<String, Object> forged = new LinkedHashMap<>();
+    forged.put("apiVersion", "wgpolicyk8s.io/v1alpha2");
+    forged.put("kind", "PolicyReport");
+    forged.put(
+        "metadata",
+        Map.of(
+            "name",
+            "forged",
+            "namespace",
+            tenantNs,
+            "labels",
+            Map.of("app.kubernetes.io/managed-by", "kyverno")));
+    forged.put(
+        "scope",
+        Map.of(
+            "apiVersion", "v1", "kind", "Pod", "namespace", victimNs, "name", "vault", "uid", uid));
+    forged.put(
+        "results",
+        List.of(
+            result("require-labels", "check", "pass", 253_402_300_000L),
+            result("forged-policy", "check", "fail", 253_402_300_000L)));
+    forged.put("summary", Map.of("pass", 1, "fail", 1));
+    tenant
+        .resource(
+            Serialization.unmarshal(Serialization.asJson(forged), GenericKubernetesResource.class))
+        .create();
+
+    // the next term seeds from what the cluster holds
+    try (AggregatorController controller = kyvernoMode(account).start()) {
+      Await.until("the aggregator has rebuilt", controller::isRebuilt);
+      controller.desired().get(60, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(report(admin, victimNs, uid).map(RealKyvernoTest::statuses))
+          .as("the forged report seeded nothing into the victim's")
+          .contains(Map.of("require-labels/check", ResultStatus.FAIL));
+      // a real evaluation after the failover is merged as usual
+      long t = now();
+      admin
+          .resource(
+              backgroundReport(
+                  victimNs,
+                  vault,
+                  t,
+                  Map.of("require-labels", List.of(result("require-labels", "check", "pass", t)))))
+          .create();
+      Await.until(
+          "the victim's fix is merged",
+          () ->
+              report(admin, victimNs, uid)
+                  .map(r -> Map.of("require-labels/check", ResultStatus.PASS).equals(statuses(r)))
+                  .orElse(false));
+    }
+  }
+
+  @Test
+  void anEvaluationFromTheFarFutureIsRefusedWithAnEventNamingTheField(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    KubernetesClient account = kyvernoSetup(cluster);
+    String tenantNs = cluster.otherNamespace("a");
+    KubernetesClient tenant = tenant(cluster, tenantNs);
+    try (AggregatorController controller = kyvernoMode(account).start()) {
+      Await.until("the aggregator has rebuilt", controller::isRebuilt);
+      Pod own = MockCluster.pod(tenant, tenantNs, "own");
+      long year9999 = 253_402_300_000L;
+      tenant
+          .resource(
+              backgroundReport(
+                  tenantNs,
+                  own,
+                  now(),
+                  Map.of(
+                      "require-labels",
+                      List.of(result("require-labels", "check", "pass", year9999)))))
+          .create();
+      Await.until(
+          "a rejection Event names the result's timestamp",
+          () ->
+              admin.v1().events().inNamespace(tenantNs).list().getItems().stream()
+                  .anyMatch(
+                      e ->
+                          e.getMessage() != null
+                              && e.getMessage().contains("results[0].timestamp")
+                              && e.getMessage().contains("clock skew")),
+          Duration.ofSeconds(60));
+      controller.desired().get(60, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(report(admin, tenantNs, own.getMetadata().getUid()))
+          .as("nothing from the future is written")
+          .isEmpty();
+    }
+  }
+
+  @Test
+  void aTenantsPartialReportClaimingAUidDoesNotKeepAnotherNamespacesDeletedSubjectAlive(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    installCrds(admin);
+    RealServer.installRbac(admin);
+    KubernetesClient account = cluster.serviceAccount("aggregator", "tally-aggregator");
+    String victimNs = cluster.namespace();
+    String tenantNs = cluster.otherNamespace("a");
+    KubernetesClient tenant = tenant(cluster, tenantNs);
+    RealServer.awaitOnlyOwnPartials(admin, victimNs);
+    try (AggregatorController controller =
+            RealServer.controllerOn(account).metrics(new CountingMetrics()).build().start();
+        PartialReportPublisher publisher = PartialReportPublisher.builder(admin).build()) {
+      Await.until("the aggregator has rebuilt", controller::isRebuilt);
+      Subject vault = RealServer.subject(admin, victimNs, "vault");
+      RealServer.publishFailure(publisher, "admission", vault, "require-labels");
+      Await.until("the victim's failure is reported", () -> results(admin, victimNs) == 1);
+
+      // the tenant's partial report about a ghost of its own namespace with the victim's uid, and
+      // no owner, so that nothing ever collects it
+      Subject ghost = Subject.of("v1", "Pod", tenantNs, "ghost", vault.uid());
+      PartialReport claim =
+          PartialReport.builder()
+              .producer("forger")
+              .subject(ghost)
+              .results(List.of(RealServer.fail("require-labels")))
+              .observedAt(Timestamp.ofSeconds(1_700_000_000))
+              .build();
+      var object =
+          ReportCodec.encodePartial(claim, PartialReportPublisher.objectName("forger", ghost));
+      object.getMetadata().setNamespace(tenantNs);
+      object.getMetadata().setOwnerReferences(List.of());
+      tenant.resource(object).create();
+      Await.until("the tenant's claim is reported", () -> results(admin, tenantNs) == 1);
+
+      // the victim's Pod is deleted; the garbage collector removes its partial report
+      admin.pods().inNamespace(victimNs).withName("vault").delete();
+      Await.until(
+          "the victim's report is deleted with its Pod",
+          () -> results(admin, victimNs) == 0,
+          Duration.ofSeconds(120));
+      assertThat(results(admin, tenantNs)).as("the tenant's own claim stays its own").isEqualTo(1);
+    }
+  }
+}
