@@ -76,11 +76,27 @@ public interface ReportAggregator {
    */
   ChangeSet resync(Collection<AggregateReport> observed);
 
+  /**
+   * The writes that bring the objects named by {@code refs} to their desired state, {@code
+   * observed} being what the cluster holds of them (an object of {@code refs} not in it is absent);
+   * equal to the changes of a {@link #resync} against the whole cluster that concern {@code refs}.
+   * After it returns, the aggregator takes those objects as published and nothing else: what else
+   * changed since the last flush is still written by the next one. Used after a write met a
+   * conflict or a vanished object, so that only the objects concerned are read again.
+   *
+   * @throws InvalidReportException naming {@code observed[i]} when an observed object is not one of
+   *     {@code refs}
+   */
+  ChangeSet resyncOnly(Collection<ReportRef> refs, Collection<AggregateReport> observed);
+
   /** The desired aggregates now, in {@link ReportRef} order. */
   List<AggregateReport> aggregates();
 
   /** How many results the aggregator holds (visible or not), for caps and metrics. */
   long resultCount();
+
+  /** What the aggregator holds now, counted as its {@link InputCaps} count it. */
+  HeldCounts held();
 
   /** The configuration this aggregator was built with. */
   AggregatorConfig config();

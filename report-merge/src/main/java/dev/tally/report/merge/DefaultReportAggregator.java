@@ -7,6 +7,7 @@ import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Grouping;
+import dev.tally.report.api.HeldCounts;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.Liveness;
 import dev.tally.report.api.PartialReport;
@@ -42,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * partitions whose content hash differs from what was published.
  *
  * <p>Invariants: every register with effective results is in exactly the trie of its group; {@code
- * resultsByNamespace} and {@code subjectsByProducer} count what the registers hold; no register is
- * hidden by a tombstone. Not thread-safe.
+ * heldByNamespace}, {@code subjectsByProducer}, {@code resultCount} and {@code registerCount} count
+ * what the registers hold; no register is hidden by a tombstone. Not thread-safe.
  */
 final class DefaultReportAggregator implements ReportAggregator {
   /**
@@ -71,7 +72,20 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   private final Map<GroupKey, Group> groups = new HashMap<>();
   private final Set<Group> dirty = new LinkedHashSet<>();
-  private final Map<String, long[]> resultsByNamespace = new HashMap<>();
+
+  /** What each namespace holds, as its caps count it. */
+  private final Map<String, NamespaceHeld> heldByNamespace = new HashMap<>();
+
+  /** The results, registers and producers one namespace holds. */
+  private static final class NamespaceHeld {
+    long results;
+    long registers;
+    int producers;
+
+    boolean isEmpty() {
+      return results == 0 && registers == 0 && producers == 0;
+    }
+  }
 
   /**
    * Subjects per (namespace, producer): the producer cap is counted within each namespace, so one
@@ -89,6 +103,12 @@ final class DefaultReportAggregator implements ReportAggregator {
   private final ValueTable values = new ValueTable();
 
   private long resultCount;
+
+  /** Registers held in all, those without results included. */
+  private long registerCount;
+
+  /** Tombstones forgotten early because the tombstone cap was reached. */
+  private long tombstonesForgotten;
 
   /**
    * @throws InvalidReportException if the grouping's id does not make a valid label value
@@ -135,8 +155,25 @@ final class DefaultReportAggregator implements ReportAggregator {
               + p.results().size()
               + " results, at most "
               + max
-              + " allowed",
-          max);
+              + " allowed (cap maxResultsPerPartial)",
+          max,
+          "maxResultsPerPartial");
+    }
+    int maxCoverage = config.caps().maxCoveragePerPartial();
+    int covered = p.effectiveCoverage().size();
+    if (covered > maxCoverage) {
+      // before a register is planned: each key would be one, with results or without
+      throw new CapacityExceededException(
+          "coverage",
+          "a partial report of "
+              + p.producer()
+              + " covers "
+              + covered
+              + " policies, at most "
+              + maxCoverage
+              + " allowed (cap maxCoveragePerPartial)",
+          maxCoverage,
+          "maxCoveragePerPartial");
     }
     String uid = p.subject().uid();
     if (!tombstones.isEmpty()
@@ -156,6 +193,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     // plan everything first, user code included, so a refused report changes nothing
     List<Register> incoming = new ArrayList<>();
     long delta = 0;
+    int added = 0; // registers of keys not held yet
     Subject subject = values.subject(p.subject());
     List<Subject> subjectOnly = List.of(subject);
     values.evaluatedAt(order.observedAt());
@@ -169,14 +207,18 @@ final class DefaultReportAggregator implements ReportAggregator {
       if (r.wins(old, values)) {
         incoming.add(r);
         delta += r.results.length - (old == null ? 0 : old.results.length);
+        if (old == null) {
+          added++;
+        }
       }
     }
     if (incoming.isEmpty()) {
       return;
     }
     try {
-      checkNamespaceCap(p.subject().namespace(), delta);
-      checkProducerCap(p.subject().namespace(), p.producer(), held);
+      checkNamespaceCaps(p.subject().namespace(), delta, added);
+      checkProducerCaps(p.subject().namespace(), p.producer(), held);
+      checkProcessCaps(p.subject().namespace(), delta, added);
       for (Register r : incoming) {
         r.group = groupKeyOf(r);
         if (r.group != null) {
@@ -206,25 +248,43 @@ final class DefaultReportAggregator implements ReportAggregator {
     }
   }
 
-  private void checkNamespaceCap(String namespace, long delta) {
-    long[] held = resultsByNamespace.get(namespace);
-    long now = held == null ? 0 : held[0];
+  /** The caps of one namespace: results and registers held there. */
+  private void checkNamespaceCaps(String namespace, long delta, int added) {
+    NamespaceHeld held = heldByNamespace.get(namespace);
+    long results = held == null ? 0 : held.results;
     int cap = config.caps().maxResultsPerNamespace();
-    if (delta > 0 && now + delta > cap) {
+    if (delta > 0 && results + delta > cap) {
       throw new CapacityExceededException(
           "subject.namespace",
           "namespace '"
               + namespace
               + "' would hold "
-              + (now + delta)
+              + (results + delta)
               + " results, at most "
               + cap
-              + " allowed",
-          cap);
+              + " allowed (cap maxResultsPerNamespace)",
+          cap,
+          "maxResultsPerNamespace");
+    }
+    long registers = held == null ? 0 : held.registers;
+    int maxRegisters = config.caps().maxRegistersPerNamespace();
+    if (added > 0 && registers + added > maxRegisters) {
+      throw new CapacityExceededException(
+          "subject.namespace",
+          "namespace '"
+              + namespace
+              + "' would hold "
+              + (registers + added)
+              + " registers (one per subject and policy, with results or without), at most "
+              + maxRegisters
+              + " allowed (cap maxRegistersPerNamespace)",
+          maxRegisters,
+          "maxRegistersPerNamespace");
     }
   }
 
-  private void checkProducerCap(String namespace, String producer, HeldRegisters held) {
+  /** The caps of a producer within one namespace: its subjects, and producers in all there. */
+  private void checkProducerCaps(String namespace, String producer, HeldRegisters held) {
     for (Register r : held) {
       if (r.order.producer().equals(producer)) {
         return; // already counted for this subject
@@ -241,8 +301,56 @@ final class DefaultReportAggregator implements ReportAggregator {
               + cap
               + " subjects in namespace '"
               + namespace
-              + "', the cap",
-          cap);
+              + "' (cap maxSubjectsPerProducer)",
+          cap,
+          "maxSubjectsPerProducer");
+    }
+    NamespaceHeld ns = heldByNamespace.get(namespace);
+    int maxProducers = config.caps().maxProducersPerNamespace();
+    if (count == null && ns != null && ns.producers >= maxProducers) {
+      throw new CapacityExceededException(
+          "producer",
+          "producer '"
+              + producer
+              + "' would be one more than the "
+              + maxProducers
+              + " producers namespace '"
+              + namespace
+              + "' may hold (cap maxProducersPerNamespace)",
+          maxProducers,
+          "maxProducersPerNamespace");
+    }
+  }
+
+  /** The caps of the whole process: results and registers held in every namespace together. */
+  private void checkProcessCaps(String namespace, long delta, int added) {
+    long maxResults = config.caps().maxResults();
+    if (delta > 0 && resultCount + delta > maxResults) {
+      throw new CapacityExceededException(
+          "subject.namespace",
+          "the aggregator would hold "
+              + (resultCount + delta)
+              + " results in all, at most "
+              + maxResults
+              + " allowed (cap maxResults; refused for namespace '"
+              + namespace
+              + "')",
+          maxResults,
+          "maxResults");
+    }
+    long maxRegisters = config.caps().maxRegisters();
+    if (added > 0 && registerCount + added > maxRegisters) {
+      throw new CapacityExceededException(
+          "subject.namespace",
+          "the aggregator would hold "
+              + (registerCount + added)
+              + " registers in all, at most "
+              + maxRegisters
+              + " allowed (cap maxRegisters; refused for namespace '"
+              + namespace
+              + "')",
+          maxRegisters,
+          "maxRegisters");
     }
   }
 
@@ -253,9 +361,9 @@ final class DefaultReportAggregator implements ReportAggregator {
       throw new InvalidReportException("uid", "is required");
     }
     InvalidReportException.requireNonNull("deletedAt", deletedAt);
-    Timestamp effective =
-        tombstones.merge(
-            new SubjectId(namespace, uid), deletedAt, (a, b) -> a.compareTo(b) >= 0 ? a : b);
+    SubjectId id = new SubjectId(namespace, uid);
+    Timestamp effective = tombstones.merge(id, deletedAt, (a, b) -> a.compareTo(b) >= 0 ? a : b);
+    forgetOldestTombstonesPastCap(id);
     // the object in this namespace is gone; a claim of the same uid in another namespace is not
     // about it and stays
     HeldRegisters held = HeldRegisters.in(subjects.get(uid), namespace);
@@ -269,6 +377,42 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
     }
     hidden.forEach(this::remove);
+  }
+
+  /**
+   * Past the tombstone cap, forgets the oldest tombstones (but not {@code keep}'s, just recorded)
+   * down to three quarters of the cap: their retention ends early. A deletion is the cluster's fact
+   * and is never refused; what is lost is only the guard against a late, older report about a
+   * forgotten uid. Dropping a quarter at once keeps the sort this takes to one per quarter of the
+   * cap's deletions.
+   */
+  private void forgetOldestTombstonesPastCap(SubjectId keep) {
+    int cap = config.caps().maxTombstones();
+    if (tombstones.size() <= cap) {
+      return;
+    }
+    int target = Math.max(1, cap - cap / 4);
+    List<Map.Entry<SubjectId, Timestamp>> oldest = new ArrayList<>(tombstones.entrySet());
+    oldest.sort(
+        Map.Entry.<SubjectId, Timestamp>comparingByValue()
+            .thenComparing(e -> e.getKey().namespace())
+            .thenComparing(e -> e.getKey().uid()));
+    List<SubjectId> forget = new ArrayList<>();
+    for (var e : oldest) {
+      if (tombstones.size() - forget.size() <= target) {
+        break;
+      }
+      if (!e.getKey().equals(keep)) {
+        forget.add(e.getKey());
+      }
+    }
+    forget.forEach(tombstones::remove);
+    tombstonesForgotten += forget.size();
+    LOG.warn(
+        "{} tombstones held, over the cap of {} (maxTombstones): forgot the {} oldest",
+        tombstones.size() + forget.size(),
+        cap,
+        forget.size());
   }
 
   @Override
@@ -314,6 +458,16 @@ final class DefaultReportAggregator implements ReportAggregator {
   @Override
   public long resultCount() {
     return resultCount;
+  }
+
+  @Override
+  public HeldCounts held() {
+    return new HeldCounts(
+        registerCount,
+        resultCount,
+        subjectsByProducer.size(),
+        tombstones.size(),
+        tombstonesForgotten);
   }
 
   private static ProducerKey producerKey(Register r) {
@@ -382,14 +536,19 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
     }
     held.put(r);
+    NamespaceHeld ns =
+        heldByNamespace.computeIfAbsent(r.subject.namespace(), k -> new NamespaceHeld());
     if (producerNew) {
-      subjectsByProducer.computeIfAbsent(producerKey(r), k -> new int[1])[0]++;
+      int[] subjectsOfProducer =
+          subjectsByProducer.computeIfAbsent(producerKey(r), k -> new int[1]);
+      if (subjectsOfProducer[0]++ == 0) {
+        ns.producers++;
+      }
     }
-    if (r.results.length > 0) {
-      resultsByNamespace.computeIfAbsent(r.subject.namespace(), k -> new long[1])[0] +=
-          r.results.length;
-    }
+    ns.results += r.results.length;
+    ns.registers++;
     resultCount += r.results.length;
+    registerCount++;
     refreshView(r);
     if (replaced != null) {
       Group g = group(replaced);
@@ -422,22 +581,23 @@ final class DefaultReportAggregator implements ReportAggregator {
         break;
       }
     }
+    NamespaceHeld ns = heldByNamespace.get(r.subject.namespace());
     if (producerGone) {
       ProducerKey key = producerKey(r);
       int[] c = subjectsByProducer.get(key);
       if (--c[0] == 0) {
         subjectsByProducer.remove(key);
+        ns.producers--;
       }
     }
     dropIfEmpty(r.uid(), held);
-    if (r.results.length > 0) {
-      long[] ns = resultsByNamespace.get(r.subject.namespace());
-      ns[0] -= r.results.length;
-      if (ns[0] == 0) {
-        resultsByNamespace.remove(r.subject.namespace());
-      }
+    ns.results -= r.results.length;
+    ns.registers--;
+    if (ns.isEmpty()) {
+      heldByNamespace.remove(r.subject.namespace());
     }
     resultCount -= r.results.length;
+    registerCount--;
     if (r.effective().length > 0) {
       Group g = group(r);
       if (!keepInTrie) {
@@ -682,6 +842,61 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
     }
     dirty.clear();
+    return changes;
+  }
+
+  @Override
+  public ChangeSet resyncOnly(Collection<ReportRef> refs, Collection<AggregateReport> observed) {
+    Set<ReportRef> only = new HashSet<>(InvalidReportException.requireNoNulls("refs", refs));
+    InvalidReportException.requireNoNulls("observed", observed);
+    int i = 0;
+    for (AggregateReport o : observed) {
+      if (!only.contains(o.ref())) {
+        throw new InvalidReportException(
+            "observed[" + i + "]", o.ref() + " is not one of the objects to resync");
+      }
+      i++;
+    }
+    // the desired objects among refs, with the group each belongs to
+    List<ReportDiff.Desired> desired = new ArrayList<>();
+    Map<ReportRef, Group> groupOf = new HashMap<>();
+    for (Group g : groups.values()) {
+      if (!g.dirty && g.publishedEnvelope != null) {
+        for (var e : g.published.entrySet()) {
+          String name = e.getKey();
+          ReportRef ref = ref(g, name);
+          if (only.contains(ref)) {
+            desired.add(new ReportDiff.Desired(ref, e.getValue(), () -> partitionNamed(g, name)));
+            groupOf.put(ref, g);
+          }
+        }
+      } else {
+        Envelope env = envelope(g); // before the leaves: it may refit them to the scope
+        for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
+          String name = nameOf(g, leaf);
+          ReportRef ref = ref(g, name);
+          if (only.contains(ref)) {
+            Partition p = partition(g, env, leaf, name);
+            desired.add(new ReportDiff.Desired(ref, p.hash, () -> report(p)));
+            groupOf.put(ref, g);
+          }
+        }
+      }
+    }
+    ChangeSet changes = ReportDiff.diffLazily(desired, observed, layout, this::mine);
+    // those objects are now taken as published; everything else is as it was
+    for (ReportDiff.Desired d : desired) {
+      groupOf.get(d.ref()).published.put(d.ref().name(), d.contentHash());
+    }
+    for (Group g : groups.values()) {
+      for (Iterator<String> it = g.published.keySet().iterator(); it.hasNext(); ) {
+        ReportRef ref = ref(g, it.next());
+        if (only.contains(ref) && !groupOf.containsKey(ref)) {
+          it.remove(); // not desired: deleted now, or absent already
+          markDirty(g);
+        }
+      }
+    }
     return changes;
   }
 
