@@ -97,7 +97,8 @@ public final class AggregatorController implements AutoCloseable {
             random,
             b.flushWindow,
             () -> leading,
-            () -> closed);
+            () -> closed,
+            b.minResyncInterval);
     this.feed = new PartialReportFeed(b.client, calls, input, thread, ledger, b.syncTimeout);
     this.policies =
         b.kyverno == null || !b.kyverno.watchesPolicies()
@@ -320,6 +321,7 @@ public final class AggregatorController implements AutoCloseable {
     private LongSupplier nanoTicker = System::nanoTime;
     private Duration flushWindow = Duration.ofMillis(500);
     private Duration resyncPeriod = Duration.ofMinutes(10);
+    private Duration minResyncInterval = Duration.ofSeconds(30);
     private Duration syncTimeout = Duration.ofSeconds(60);
     private Duration maxClockSkew = ClockRule.DEFAULT_MAX_SKEW;
     private boolean serverSideApply;
@@ -371,6 +373,17 @@ public final class AggregatorController implements AutoCloseable {
      */
     public Builder maxClockSkew(Duration maxClockSkew) {
       this.maxClockSkew = ClockRule.allowing(maxClockSkew).maxSkew();
+      return this;
+    }
+
+    /**
+     * The least time between two full resyncs (a LIST of every owned aggregate) that trouble asks
+     * for (a failed task, many failed writes); 30 seconds by default. The first resync of a term
+     * and the periodic one are not held back. Writes that meet a conflict re-read only their
+     * objects and are not resyncs.
+     */
+    public Builder minResyncInterval(Duration minResyncInterval) {
+      this.minResyncInterval = Objects.requireNonNull(minResyncInterval, "minResyncInterval");
       return this;
     }
 

@@ -22,6 +22,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -226,6 +227,17 @@ final class IntermediateReports {
       o.scope().ifPresent(s -> published.put(o.ref(), s));
     }
     return new Observation(seeds, gone);
+  }
+
+  /**
+   * The per-resource reports {@code refs} were read again one by one (after trouble writing them):
+   * those of them the cluster holds are {@code observed}, the others are not there.
+   */
+  void reread(Collection<ReportRef> refs, List<AggregateReport> observed) {
+    published.keySet().removeAll(refs);
+    for (AggregateReport o : observed) {
+      o.scope().ifPresent(s -> published.put(o.ref(), s));
+    }
   }
 
   /**

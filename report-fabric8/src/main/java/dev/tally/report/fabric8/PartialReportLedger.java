@@ -6,12 +6,14 @@ import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.Liveness;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.merge.ClockRule;
 import dev.tally.report.merge.SubjectIndex;
 import dev.tally.report.merge.kyverno.KyvernoMapping;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -258,6 +260,16 @@ final class PartialReportLedger {
    */
   private static String resourceKey(String namespace, String uid) {
     return "resource/" + namespace + "/" + uid;
+  }
+
+  /**
+   * The objects {@code refs} were read again one by one, after trouble writing them; {@code
+   * observed} is what the cluster holds of them (see {@link IntermediateReports#reread}).
+   */
+  void reread(Collection<ReportRef> refs, List<AggregateReport> observed) {
+    if (aggregator != null && intermediate != null) {
+      intermediate.reread(refs, observed);
+    }
   }
 
   /** {@code changes} were all written: merged intermediate reports may go. */

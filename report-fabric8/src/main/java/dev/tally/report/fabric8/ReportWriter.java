@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import java.net.HttpURLConnection;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -124,6 +125,26 @@ final class ReportWriter {
         Optional<AggregateReport> report = observe(item);
         report.ifPresent(out::add);
       }
+    }
+    return out;
+  }
+
+  /**
+   * The objects named by {@code refs} that Tally owns in the layout of the last {@link #listOwned},
+   * as the cluster holds them now: one GET each, no LIST. An object absent or not Tally's is left
+   * out, as {@link #listOwned} would leave it out.
+   *
+   * @throws KubernetesClientException if a GET failed for good
+   */
+  List<AggregateReport> readOwned(Collection<ReportRef> refs) {
+    List<AggregateReport> out = new ArrayList<>();
+    for (ReportRef ref : refs) {
+      @Nullable AggregateResource item = get(ref);
+      if (item == null || !owned(item)) {
+        resourceVersions.remove(ref);
+        continue;
+      }
+      observe(item).ifPresent(out::add);
     }
     return out;
   }

@@ -58,4 +58,24 @@ public interface TallyMetrics {
    * lets them be deleted or for their resource to appear: what the aggregator owes etcd.
    */
   default void intermediateReportsWaiting(int count) {}
+
+  /**
+   * After writes met conflicts or vanished objects (or failed), {@code objects} objects were read
+   * again one by one and re-diffed, giving {@code changes} changes: no LIST of every aggregate.
+   */
+  default void reread(int objects, int changes) {}
+
+  /**
+   * A cap was reached ({@code cap} names it: a component of {@code InputCaps} such as {@code
+   * maxRegistersPerNamespace}, or an adapter's cap such as {@code
+   * maxAwaitingAdoptionPerNamespace}): an object was refused, or the oldest tombstones were
+   * forgotten. Never an out-of-memory error.
+   */
+  default void capacityReached(String cap) {}
+
+  /**
+   * A rejection in {@code namespace} was not recorded as an Event because that namespace used up
+   * its share of Events (it is still counted by {@link #partialRejected} and logged).
+   */
+  default void rejectionEventSuppressed(String namespace) {}
 }

@@ -1,28 +1,43 @@
 package dev.tally.report.fabric8;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.ReportRef;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * When the aggregator's changes are written: a flush at the end of a window that coalesces the
- * changes of many events into one write per object, and a resync (re-read the owned aggregates and
- * re-diff) after a conflict, a failed write or a failed task, at once the first time and with
- * backoff after. The first resync of a term that listed and diffed completes its rebuild.
+ * changes of many events into one write per object; after a write met a conflict or a vanished
+ * object (409, 404) or failed, a re-read of those objects only (one GET each) and a re-diff of them
+ * ({@link ReportAggregator#resyncOnly}), so that a namespace whose aggregates keep conflicting
+ * costs a GET per object and never a LIST of everyone's; and a full resync (re-read every owned
+ * aggregate and re-diff) after a failed task, or when more than {@link #MAX_REREADS} objects wait
+ * to be re-read. Re-reads and resyncs run at once the first time and with backoff after; full
+ * resyncs are also at least {@code minResyncInterval} apart, the first of a term aside. The first
+ * resync of a term that listed and diffed completes its rebuild.
  *
  * <p>Writes only while this replica leads and is not closed, checked before each object's write.
  * Confined to the aggregator thread; {@link #rebuilt()} may be read from any.
  */
 final class WriteScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(WriteScheduler.class);
+
+  /** More objects to re-read than this make one LIST cheaper than a GET each: a full resync. */
+  static final int MAX_REREADS = 100;
 
   private final AggregatorThread thread;
   private final PartialReportLedger ledger;
@@ -34,11 +49,26 @@ final class WriteScheduler {
   private final Duration flushWindow;
   private final BooleanSupplier leading;
   private final BooleanSupplier closed;
+  private final Duration minResyncInterval;
 
   private volatile boolean rebuilt;
   private boolean flushScheduled;
   private boolean resyncNeeded;
+  private boolean resyncScheduled;
+  private boolean rereadScheduled;
   private int resyncAttempts;
+
+  /** When the last full resync of this term began ({@link #nanoTicker}), or null. */
+  private @Nullable Long lastResyncStart;
+
+  /** Objects whose write met a conflict, a vanished object or a failure: to re-read and re-diff. */
+  private final Set<ReportRef> toReread = new LinkedHashSet<>();
+
+  /**
+   * Changes written while others waited to be re-read: handed to {@link
+   * PartialReportLedger#written} with the write that completes them.
+   */
+  private final List<Change> owed = new ArrayList<>();
 
   WriteScheduler(
       AggregatorThread thread,
@@ -50,7 +80,8 @@ final class WriteScheduler {
       Random random,
       Duration flushWindow,
       BooleanSupplier leading,
-      BooleanSupplier closed) {
+      BooleanSupplier closed,
+      Duration minResyncInterval) {
     this.thread = thread;
     this.ledger = ledger;
     this.writer = writer;
@@ -61,6 +92,7 @@ final class WriteScheduler {
     this.flushWindow = flushWindow;
     this.leading = leading;
     this.closed = closed;
+    this.minResyncInterval = minResyncInterval;
   }
 
   /** Whether a resync listed and diffed since the term began (see {@link #reset}). */
@@ -74,6 +106,9 @@ final class WriteScheduler {
     writer.forget();
     resyncNeeded = false;
     resyncAttempts = 0;
+    lastResyncStart = null;
+    toReread.clear();
+    owed.clear();
   }
 
   /** The aggregator changed: flush at the end of the window, unless a flush is due already. */
@@ -92,8 +127,16 @@ final class WriteScheduler {
       return;
     }
     if (resyncNeeded) {
-      resync();
-      return;
+      if (!resyncScheduled) {
+        resync();
+      }
+      return; // the resync that is due writes everything
+    }
+    if (!toReread.isEmpty()) {
+      reread();
+      if (!toReread.isEmpty() || resyncNeeded) {
+        return; // still in trouble: the next re-read or resync writes the rest
+      }
     }
     long start = nanoTicker.getAsLong();
     ChangeSet changes = agg.flush();
@@ -113,6 +156,7 @@ final class WriteScheduler {
     if (agg == null || !leading.getAsBoolean()) {
       return;
     }
+    lastResyncStart = nanoTicker.getAsLong();
     WriteOutcome outcome;
     ChangeSet changes;
     try {
@@ -130,8 +174,40 @@ final class WriteScheduler {
       return;
     }
     resyncNeeded = false;
+    // the LIST saw every object: nothing is left to re-read, and what was owed is in the list
+    toReread.clear();
+    owed.clear();
     // the first resync that listed and diffed completes a rebuild
     rebuilt = mayWrite();
+    afterWrite(changes, outcome);
+  }
+
+  /**
+   * Re-reads the objects whose writes met trouble, one GET each, and writes their difference
+   * ({@link ReportAggregator#resyncOnly}); nothing else is read.
+   */
+  private void reread() {
+    ReportAggregator agg = ledger.aggregator();
+    if (agg == null || !leading.getAsBoolean() || toReread.isEmpty()) {
+      return;
+    }
+    Set<ReportRef> refs = new LinkedHashSet<>(toReread);
+    List<AggregateReport> observed;
+    try {
+      observed = writer.readOwned(refs);
+    } catch (KubernetesClientException e) {
+      LOG.warn(
+          "re-reading {} objects failed: {}", refs.size(), RequestFailedException.rootCause(e));
+      scheduleReread();
+      return;
+    }
+    toReread.clear();
+    ledger.reread(refs, observed);
+    ChangeSet changes = agg.resyncOnly(refs, observed);
+    metrics.reread(refs.size(), changes.size());
+    LOG.info(
+        "re-read {} objects after trouble writing them: {} changes", refs.size(), changes.size());
+    WriteOutcome outcome = writer.write(changes, this::mayWrite);
     afterWrite(changes, outcome);
   }
 
@@ -153,27 +229,78 @@ final class WriteScheduler {
     }
     if (!outcome.conflicts().isEmpty() || !outcome.failed().isEmpty()) {
       LOG.info(
-          "{} conflicts and {} failed writes: re-read and re-diff",
+          "{} conflicts and {} failed writes: re-read those objects and re-diff them",
           outcome.conflicts().size(),
           outcome.failed().size());
-      resyncNeeded = true;
-      scheduleResync();
-    } else {
+      Set<ReportRef> trouble = new HashSet<>(outcome.conflicts());
+      trouble.addAll(outcome.failed());
+      for (Change c : changes.changes()) {
+        if (!trouble.contains(c.ref())) {
+          owed.add(c);
+        }
+      }
+      toReread.addAll(outcome.conflicts());
+      toReread.addAll(outcome.failed());
+      if (toReread.size() > MAX_REREADS) {
+        LOG.info("{} objects to re-read: one full resync instead", toReread.size());
+        toReread.clear();
+        resyncNeeded = true;
+        scheduleResync();
+      } else {
+        scheduleReread();
+      }
+    } else if (toReread.isEmpty() && !resyncNeeded) {
       resyncAttempts = 0;
-      ledger.written(changes);
+      owed.addAll(changes.changes());
+      ledger.written(new ChangeSet(List.copyOf(owed)));
+      owed.clear();
+    } else {
+      owed.addAll(changes.changes()); // complete only once the trouble is re-read
     }
   }
 
+  /**
+   * A full resync after a backoff, and at least {@code minResyncInterval} after the last one began:
+   * requests for one meanwhile are one resync.
+   */
   private void scheduleResync() {
+    if (resyncScheduled) {
+      return;
+    }
     resyncAttempts++;
     Duration delay = outcomeDelay(resyncAttempts);
+    if (lastResyncStart != null) {
+      Duration since = Duration.ofNanos(nanoTicker.getAsLong() - lastResyncStart);
+      Duration wait = minResyncInterval.minus(since);
+      if (wait.compareTo(delay) > 0) {
+        delay = wait;
+      }
+    }
+    resyncScheduled = true;
     thread.schedule(
         () -> {
+          resyncScheduled = false;
           if (resyncNeeded) {
             resync();
           }
         },
         delay);
+  }
+
+  private void scheduleReread() {
+    if (rereadScheduled) {
+      return;
+    }
+    rereadScheduled = true;
+    resyncAttempts++;
+    thread.schedule(
+        () -> {
+          rereadScheduled = false;
+          if (!resyncNeeded && !toReread.isEmpty()) {
+            reread();
+          }
+        },
+        outcomeDelay(resyncAttempts));
   }
 
   private Duration outcomeDelay(int attempt) {

@@ -18,6 +18,9 @@ final class CountingMetrics implements TallyMetrics {
   volatile int deleted;
   volatile int expired;
   volatile int waiting;
+  volatile int rereads;
+  volatile int eventsSuppressed;
+  final Map<String, Integer> capsReached = new ConcurrentHashMap<>();
 
   @Override
   public synchronized void partialApplied() {
@@ -76,5 +79,20 @@ final class CountingMetrics implements TallyMetrics {
   @Override
   public void intermediateReportsWaiting(int count) {
     waiting = count;
+  }
+
+  @Override
+  public synchronized void reread(int objects, int changes) {
+    rereads++;
+  }
+
+  @Override
+  public synchronized void rejectionEventSuppressed(String namespace) {
+    eventsSuppressed++;
+  }
+
+  @Override
+  public void capacityReached(String cap) {
+    capsReached.merge(cap, 1, Integer::sum);
   }
 }
