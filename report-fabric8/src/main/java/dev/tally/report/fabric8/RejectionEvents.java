@@ -1,5 +1,6 @@
 package dev.tally.report.fabric8;
 
+import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.merge.KubernetesNames;
@@ -8,18 +9,55 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Makes a rejected partial report visible (design, section 9): {@link TallyMetrics#partialRejected}
- * with its {@link RejectionReason}, a WARN line with the field and reason, and, when enabled, a
+ * with its {@link RejectionReason} (and {@link TallyMetrics#capacityReached} naming the cap of a
+ * {@link CapacityExceededException}), a WARN line with the field and reason, and, when enabled, a
  * Warning Event {@code Rejected} on the object, named from its key and resourceVersion so that one
  * version gets one Event. A failure to record the Event is logged and changes nothing else.
+ *
+ * <p>Events and WARN lines are shared fairly: each namespace has its own token bucket ({@link
+ * #BURST_PER_NAMESPACE} at once, one more every {@link #REFILL_EVERY}), so a namespace flooding
+ * refused objects spends its own share of the API server's requests and never another's. A
+ * rejection past the share is still counted, logged at DEBUG and counted by {@link
+ * TallyMetrics#rejectionEventSuppressed}.
  */
 final class RejectionEvents {
   private static final Logger LOG = LoggerFactory.getLogger(RejectionEvents.class);
+
+  /** Events one namespace may record at once. */
+  static final int BURST_PER_NAMESPACE = 10;
+
+  /** A namespace's share of Events grows by one this often, up to the burst. */
+  static final Duration REFILL_EVERY = Duration.ofSeconds(6);
+
+  /** Namespaces whose buckets are kept; past it, buckets full again are forgotten. */
+  private static final int MAX_BUCKETS = 10_000;
+
+  /** One namespace's share: the tokens it had at {@code at}. */
+  private static final class Bucket {
+    double tokens = BURST_PER_NAMESPACE;
+    Instant at;
+
+    Bucket(Instant at) {
+      this.at = at;
+    }
+
+    double tokensAt(Instant now) {
+      double refill = (double) Duration.between(at, now).toNanos() / REFILL_EVERY.toNanos();
+      return Math.min(BURST_PER_NAMESPACE, tokens + Math.max(0, refill));
+    }
+  }
+
+  /** Each namespace's share of Events; touched from the aggregator thread only. */
+  private final Map<String, Bucket> buckets = new HashMap<>();
 
   private final KubernetesClient client;
   private final ApiCalls calls;
@@ -43,12 +81,21 @@ final class RejectionEvents {
   /** {@code resource}, known as {@code key}, was refused with {@code e}. */
   void reject(String key, HasMetadata resource, InvalidReportException e) {
     metrics.partialRejected(RejectionReason.of(e));
+    if (e instanceof CapacityExceededException cap) {
+      metrics.capacityReached(cap.cap());
+    }
+    var meta = resource.getMetadata();
+    String ns = meta.getNamespace() == null ? "" : meta.getNamespace();
+    if (!take(ns)) {
+      metrics.rejectionEventSuppressed(ns);
+      LOG.debug("rejected {} (namespace over its share of Events): {}", key, e.getMessage());
+      return;
+    }
     LOG.warn("rejected {}: {}", key, e.getMessage());
     if (!emitEvents) {
       return;
     }
-    String version = key + "@" + resource.getMetadata().getResourceVersion();
-    var meta = resource.getMetadata();
+    String version = key + "@" + meta.getResourceVersion();
     String namespace =
         meta.getNamespace() == null || meta.getNamespace().isEmpty()
             ? "default"
@@ -88,5 +135,26 @@ final class RejectionEvents {
     } catch (RuntimeException ex) {
       LOG.debug("could not record an event for {}: {}", key, ex.toString());
     }
+  }
+
+  /** Whether {@code namespace} may record one more Event now; takes it if so. */
+  private boolean take(String namespace) {
+    Instant now = clock.instant();
+    Bucket b = buckets.get(namespace);
+    if (b == null) {
+      if (buckets.size() >= MAX_BUCKETS) {
+        buckets.values().removeIf(x -> x.tokensAt(now) >= BURST_PER_NAMESPACE);
+      }
+      b = new Bucket(now);
+      buckets.put(namespace, b);
+    }
+    double tokens = b.tokensAt(now);
+    b.at = now;
+    if (tokens < 1) {
+      b.tokens = tokens;
+      return false;
+    }
+    b.tokens = tokens - 1;
+    return true;
   }
 }
