@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.ReportRef;
@@ -80,6 +81,9 @@ final class IntermediateReports {
   /** Reports awaiting adoption, by ledger key. */
   private final Map<String, Waiting> waiting = new LinkedHashMap<>();
 
+  /** How many of {@link #waiting} each namespace holds, for its cap. */
+  private final Map<String, Integer> awaitingByNamespace = new HashMap<>();
+
   /** Per-resource reports known to be in the cluster, with the resource each is about. */
   private final Map<ReportRef, Subject> published = new HashMap<>();
 
@@ -112,6 +116,7 @@ final class IntermediateReports {
   void clear() {
     merged.clear();
     waiting.clear();
+    awaitingByNamespace.clear();
     published.clear();
     seeded = false;
     report();
@@ -119,15 +124,24 @@ final class IntermediateReports {
 
   /** {@code object}, known as {@code key}, was applied (or stated nothing). */
   void merged(String key, HasMetadata object) {
-    waiting.remove(key);
+    release(key);
     if (deletesAfterMerge()) {
       merged.put(key, Read.of(object));
       report();
     }
   }
 
-  /** {@code object} is about {@code subject}, whose uid is not known yet. */
+  /**
+   * {@code object} is about {@code subject}, whose uid is not known yet.
+   *
+   * @throws CapacityExceededException when it is not awaiting already and its namespace, or all
+   *     namespaces, hold as many reports awaiting adoption as {@link KyvernoInput} allows; nothing
+   *     is held for it then
+   */
   void awaitAdoption(String key, HasMetadata object, Subject subject) {
+    if (!waiting.containsKey(key)) {
+      checkAwaitingCaps(Objects.requireNonNullElse(object.getMetadata().getNamespace(), ""));
+    }
     // the creation time as KyvernoCodec read it: the report decoded before it came here
     Instant since =
         KyvernoCodec.read((GenericKubernetesResource) object)
@@ -135,16 +149,67 @@ final class IntermediateReports {
             .map(t -> Instant.ofEpochSecond(t.seconds(), t.nanos()))
             .orElse(clock.instant());
     Waiting had = waiting.get(key);
-    waiting.put(
+    hold(
         key,
         new Waiting(
             (GenericKubernetesResource) object, subject, had == null ? since : had.since()));
     report();
   }
 
+  private void hold(String key, Waiting w) {
+    if (waiting.put(key, w) == null) {
+      awaitingByNamespace.merge(namespaceOf(w), 1, Integer::sum);
+    }
+  }
+
+  /** Whether {@code key} was awaiting adoption; it no longer is. */
+  private boolean release(String key) {
+    Waiting w = waiting.remove(key);
+    if (w == null) {
+      return false;
+    }
+    awaitingByNamespace.computeIfPresent(namespaceOf(w), (ns, n) -> n == 1 ? null : n - 1);
+    return true;
+  }
+
+  private static String namespaceOf(Waiting w) {
+    return Objects.requireNonNullElse(w.object().getMetadata().getNamespace(), "");
+  }
+
+  private void checkAwaitingCaps(String namespace) {
+    int perNamespace = settings.maxAwaitingAdoptionPerNamespace();
+    int inNamespace = awaitingByNamespace.getOrDefault(namespace, 0);
+    if (inNamespace >= perNamespace) {
+      throw new CapacityExceededException(
+          "metadata.namespace",
+          "namespace '"
+              + namespace
+              + "' already holds "
+              + inNamespace
+              + " reports awaiting adoption, at most "
+              + perNamespace
+              + " allowed (cap maxAwaitingAdoptionPerNamespace)",
+          perNamespace,
+          "maxAwaitingAdoptionPerNamespace");
+    }
+    int total = settings.maxAwaitingAdoption();
+    if (waiting.size() >= total) {
+      throw new CapacityExceededException(
+          "metadata.namespace",
+          waiting.size()
+              + " reports await adoption in all, at most "
+              + total
+              + " allowed (cap maxAwaitingAdoption; refused for namespace '"
+              + namespace
+              + "')",
+          total,
+          "maxAwaitingAdoption");
+    }
+  }
+
   /** The object known as {@code key} is gone from the cluster. */
   void gone(String key) {
-    if (merged.remove(key) != null | waiting.remove(key) != null) {
+    if (merged.remove(key) != null | release(key)) {
       report();
     }
   }
@@ -169,7 +234,7 @@ final class IntermediateReports {
         uid = Optional.empty();
       }
       if (uid.isPresent()) {
-        waiting.remove(key);
+        release(key);
         GenericKubernetesResource copy = withUid(w.object(), uid.get(), w.subject());
         if (deletesAfterMerge()) {
           adopted.accept(copy);
@@ -177,7 +242,7 @@ final class IntermediateReports {
           write(key, copy);
         }
       } else if (Duration.between(w.since(), now).compareTo(settings.adoptionGrace()) > 0) {
-        waiting.remove(key);
+        release(key);
         LOG.warn(
             "{} is about {} {}/{}, which did not appear within {}: deleting it",
             key,

@@ -223,6 +223,7 @@ final class PartialReportFeed {
       return false;
     }
     Set<String> present = new HashSet<>();
+    ledger.retryRefused();
     for (var resource : listed) {
       present.add(PartialReportLedger.key(resource));
       ledger.upsert(resource);

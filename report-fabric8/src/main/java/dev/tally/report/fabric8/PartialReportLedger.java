@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.Liveness;
@@ -15,6 +16,7 @@ import dev.tally.report.merge.kyverno.KyvernoMapping;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -53,6 +55,9 @@ final class PartialReportLedger {
   /** The resourceVersion of each partial report object last handled, to handle each once. */
   private final Map<String, String> handledVersions = new HashMap<>();
 
+  /** Objects refused at a cap, tried again by the next periodic re-list ({@link #retryRefused}). */
+  private final Set<String> refusedAtCap = new HashSet<>();
+
   /**
    * @param intermediate the lifecycle of Kyverno's intermediate reports when they are the input,
    *     else null
@@ -85,6 +90,7 @@ final class PartialReportLedger {
     aggregator = null;
     subjects.clear();
     handledVersions.clear();
+    refusedAtCap.clear();
     if (intermediate != null) {
       intermediate.clear();
     }
@@ -125,6 +131,18 @@ final class PartialReportLedger {
     apply(key, resource);
   }
 
+  /**
+   * The objects refused at a cap are handled again the next time they are delivered, even at the
+   * same version: a periodic re-list calls this first, so that what was refused for want of room
+   * gets in once there is room, without being applied twice in between.
+   */
+  void retryRefused() {
+    for (String key : refusedAtCap) {
+      handledVersions.remove(key);
+    }
+    refusedAtCap.clear();
+  }
+
   /** Applies what {@code resource}, known as {@code key}, states. */
   private void apply(String key, HasMetadata resource) {
     ReportAggregator agg = Objects.requireNonNull(aggregator);
@@ -150,6 +168,10 @@ final class PartialReportLedger {
       agg.apply(partial);
     } catch (InvalidReportException e) {
       rejections.reject(key, resource, e);
+      if (e instanceof CapacityExceededException) {
+        // not its content's fault: the next periodic re-list tries it again, when there may be room
+        refusedAtCap.add(key);
+      }
       return;
     }
     metrics.partialApplied();
@@ -178,6 +200,7 @@ final class PartialReportLedger {
     }
     String key = key(resource);
     String handled = handledVersions.remove(key);
+    refusedAtCap.remove(key);
     if (intermediate != null) {
       intermediate.gone(key);
     }

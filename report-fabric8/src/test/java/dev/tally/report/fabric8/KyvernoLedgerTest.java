@@ -38,6 +38,10 @@ class KyvernoLedgerTest {
   private ReportAggregator aggregator;
 
   private void begin() {
+    begin(KyvernoInput.deleteAfterMerge());
+  }
+
+  private void begin(KyvernoInput settings) {
     Clock clock = Clock.fixed(Instant.ofEpochSecond(1_800_000_000L), ZoneOffset.UTC);
     ApiCalls calls =
         new ApiCalls(
@@ -49,7 +53,7 @@ class KyvernoLedgerTest {
     ledger =
         new PartialReportLedger(
             new KyvernoReportsInput(),
-            new IntermediateReports(client, calls, KyvernoInput.deleteAfterMerge(), metrics, clock),
+            new IntermediateReports(client, calls, settings, metrics, clock),
             new RejectionEvents(client, calls, metrics, clock, false),
             metrics,
             () -> Timestamp.ofSeconds(1_800_000_000L),
@@ -106,6 +110,65 @@ class KyvernoLedgerTest {
     ledger.upsert(report("r-2", "9", "pass", 1_900_000_060L));
     ledger.observed(written);
     assertThat(statuses()).containsExactly(Map.entry("require-labels/check", ResultStatus.PASS));
+  }
+
+  /**
+   * Reports awaiting adoption are held (with a copy of the object) and looked for with a GET each
+   * retry: a namespace flooding reports about objects that never appear is refused past its cap,
+   * and all namespaces together past theirs, with a capacity rejection naming the cap.
+   */
+  @Test
+  void reportsAwaitingAdoptionAreCappedPerNamespaceAndInAll() {
+    begin(KyvernoInput.deleteAfterMerge().withMaxAwaitingAdoption(3, 5));
+    for (int i = 0; i < 5; i++) {
+      ledger.upsert(awaiting("default", "flood-" + i));
+    }
+    assertThat(metrics.waiting).as("held for adoption").isEqualTo(3);
+    assertThat(metrics.rejected.get("capacity")).isEqualTo(2);
+    assertThat(metrics.capsReached).containsEntry("maxAwaitingAdoptionPerNamespace", 2);
+
+    for (int i = 0; i < 3; i++) {
+      ledger.upsert(awaiting("quiet", "q-" + i));
+    }
+    assertThat(metrics.waiting).isEqualTo(5);
+    assertThat(metrics.capsReached).containsEntry("maxAwaitingAdoption", 1);
+
+    // a report already waiting may change: it is not one more
+    GenericKubernetesResource again = awaiting("default", "flood-0");
+    again.getMetadata().setResourceVersion("2");
+    ledger.upsert(again);
+    assertThat(metrics.waiting).isEqualTo(5);
+    assertThat(metrics.rejected.get("capacity")).isEqualTo(3);
+
+    // delivered again at the same version (the informer's cache, then its event): handled once
+    ledger.upsert(awaiting("default", "flood-4"));
+    assertThat(metrics.rejected.get("capacity")).isEqualTo(3);
+    // room again: the next periodic re-list tries what was refused at a cap
+    ledger.removed(awaiting("default", "flood-1"));
+    ledger.removed(awaiting("quiet", "q-0"));
+    ledger.retryRefused();
+    ledger.upsert(awaiting("default", "flood-4"));
+    assertThat(metrics.waiting).isEqualTo(4);
+    assertThat(metrics.rejected.get("capacity")).isEqualTo(3);
+  }
+
+  private static GenericKubernetesResource awaiting(String namespace, String name) {
+    long seconds = 1_800_000_000L;
+    GenericKubernetesResource report =
+        RealKyvernoTest.admissionReport(
+            namespace,
+            name,
+            "Pod",
+            "",
+            "v1",
+            "new-" + name,
+            null,
+            seconds,
+            Map.of(
+                "require-labels",
+                List.of(RealKyvernoTest.result("require-labels", "check", "fail", seconds))));
+    report.getMetadata().setResourceVersion("1");
+    return report;
   }
 
   private Map<String, ResultStatus> statuses() {

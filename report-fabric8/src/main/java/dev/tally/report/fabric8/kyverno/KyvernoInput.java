@@ -39,13 +39,27 @@ public final class KyvernoInput {
   private final Duration adoptionGrace;
   private final Duration adoptionRetry;
   private final boolean watchPolicies;
+  private final int maxAwaitingPerNamespace;
+  private final int maxAwaiting;
 
   private KyvernoInput(
       Lifecycle lifecycle, Duration adoptionGrace, Duration adoptionRetry, boolean watchPolicies) {
+    this(lifecycle, adoptionGrace, adoptionRetry, watchPolicies, 1_000, 10_000);
+  }
+
+  private KyvernoInput(
+      Lifecycle lifecycle,
+      Duration adoptionGrace,
+      Duration adoptionRetry,
+      boolean watchPolicies,
+      int maxAwaitingPerNamespace,
+      int maxAwaiting) {
     this.lifecycle = lifecycle;
     this.adoptionGrace = adoptionGrace;
     this.adoptionRetry = adoptionRetry;
     this.watchPolicies = watchPolicies;
+    this.maxAwaitingPerNamespace = maxAwaitingPerNamespace;
+    this.maxAwaiting = maxAwaiting;
   }
 
   /**
@@ -69,13 +83,23 @@ public final class KyvernoInput {
    */
   public KyvernoInput withAdoptionGrace(Duration grace) {
     return new KyvernoInput(
-        lifecycle, positive("adoptionGrace", grace), adoptionRetry, watchPolicies);
+        lifecycle,
+        positive("adoptionGrace", grace),
+        adoptionRetry,
+        watchPolicies,
+        maxAwaitingPerNamespace,
+        maxAwaiting);
   }
 
   /** How often a report awaiting adoption looks for its resource again; 10 seconds by default. */
   public KyvernoInput withAdoptionRetry(Duration retry) {
     return new KyvernoInput(
-        lifecycle, adoptionGrace, positive("adoptionRetry", retry), watchPolicies);
+        lifecycle,
+        adoptionGrace,
+        positive("adoptionRetry", retry),
+        watchPolicies,
+        maxAwaitingPerNamespace,
+        maxAwaiting);
   }
 
   /**
@@ -88,7 +112,35 @@ public final class KyvernoInput {
    * Results of sources whose kind is not installed, and of other scanners, always stay.
    */
   public KyvernoInput withPolicyWatch(boolean watch) {
-    return new KyvernoInput(lifecycle, adoptionGrace, adoptionRetry, watch);
+    return new KyvernoInput(
+        lifecycle, adoptionGrace, adoptionRetry, watch, maxAwaitingPerNamespace, maxAwaiting);
+  }
+
+  /**
+   * Caps on the admission reports awaiting adoption, each of which the controller holds (a copy of
+   * the object) and looks for with a GET every {@link #adoptionRetry()}: at most {@code
+   * perNamespace} in one namespace and {@code total} in all (1,000 and 10,000 by default). A report
+   * past a cap is rejected as a capacity rejection (a Warning Event naming the cap, {@code
+   * TallyMetrics.capacityReached}) and left in the cluster, so that a namespace creating reports
+   * about objects that never appear spends neither the memory nor the requests others need.
+   */
+  public KyvernoInput withMaxAwaitingAdoption(int perNamespace, int total) {
+    if (perNamespace < 1 || total < 1) {
+      throw new IllegalArgumentException(
+          "maxAwaitingAdoption must be at least 1, was " + perNamespace + " and " + total);
+    }
+    return new KyvernoInput(
+        lifecycle, adoptionGrace, adoptionRetry, watchPolicies, perNamespace, total);
+  }
+
+  /** At most this many reports await adoption in one namespace. */
+  public int maxAwaitingAdoptionPerNamespace() {
+    return maxAwaitingPerNamespace;
+  }
+
+  /** At most this many reports await adoption in all. */
+  public int maxAwaitingAdoption() {
+    return maxAwaiting;
   }
 
   public boolean watchesPolicies() {
