@@ -262,7 +262,7 @@ final class PartialReportLedger {
       subjects
           .remove(resourceKey(gone.namespace(), gone.uid()))
           .ifPresentOrElse(
-              this::delete, () -> agg.deleteSubject(gone.namespace(), gone.uid(), now.get()));
+              this::delete, () -> deleteSubject(gone.namespace(), gone.uid(), now.get()));
       LOG.debug("subject {}/{} is gone with its report", gone.namespace(), gone.uid());
     }
   }
@@ -347,9 +347,21 @@ final class PartialReportLedger {
    */
   private void delete(SubjectIndex.Deletion deletion) {
     Timestamp deletedAt = deletion.at(now.get());
-    Objects.requireNonNull(aggregator)
-        .deleteSubject(deletion.namespace(), deletion.uid(), deletedAt);
+    deleteSubject(deletion.namespace(), deletion.uid(), deletedAt);
     LOG.debug("subject {}/{} deleted at {}", deletion.namespace(), deletion.uid(), deletedAt);
+  }
+
+  /**
+   * Deletes a subject; when the aggregator forgot its oldest tombstones to stay within its cap,
+   * that is counted ({@link TallyMetrics#capacityReached}) as every other cap is.
+   */
+  private void deleteSubject(String namespace, String uid, Timestamp deletedAt) {
+    ReportAggregator agg = Objects.requireNonNull(aggregator);
+    long forgotten = agg.held().tombstonesForgotten();
+    agg.deleteSubject(namespace, uid, deletedAt);
+    if (agg.held().tombstonesForgotten() > forgotten) {
+      metrics.capacityReached("maxTombstones");
+    }
   }
 
   /** The object's key: kind, namespace (empty when cluster-scoped) and name. */

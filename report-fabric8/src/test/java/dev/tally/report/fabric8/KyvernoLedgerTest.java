@@ -152,6 +152,43 @@ class KyvernoLedgerTest {
     assertThat(metrics.rejected.get("capacity")).isEqualTo(3);
   }
 
+  @Test
+  void tombstonesForgottenAtTheirCapAreCounted() {
+    begin(KyvernoInput.keep());
+    ledger.end();
+    aggregator =
+        ReportAggregator.builder()
+            .grouping(Grouping.kyvernoPerResource())
+            .caps(dev.tally.report.api.InputCaps.defaults().withMaxTombstones(1))
+            .build();
+    ledger.begin(aggregator);
+    List<GenericKubernetesResource> reports = List.of(about("r-1", "u-1"), about("r-2", "u-2"));
+    reports.forEach(ledger::upsert);
+    reports.forEach(ledger::removed); // KEEP: the last report about a resource gone, so is it
+
+    assertThat(aggregator.held().tombstones()).isEqualTo(1);
+    assertThat(metrics.capsReached).containsEntry("maxTombstones", 1);
+  }
+
+  private static GenericKubernetesResource about(String name, String uid) {
+    long seconds = 1_800_000_000L;
+    GenericKubernetesResource report =
+        RealKyvernoTest.admissionReport(
+            "default",
+            name,
+            "Pod",
+            "",
+            "v1",
+            "pod-" + uid,
+            uid,
+            seconds,
+            Map.of(
+                "require-labels",
+                List.of(RealKyvernoTest.result("require-labels", "check", "fail", seconds))));
+    report.getMetadata().setResourceVersion("1");
+    return report;
+  }
+
   private static GenericKubernetesResource awaiting(String namespace, String name) {
     long seconds = 1_800_000_000L;
     GenericKubernetesResource report =
