@@ -11,6 +11,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -49,6 +51,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       <td>rebuilds of the controller's view (start, Lease won, conflict, periodic)</td></tr>
  *   <tr><td>{@value #RESYNC_CHANGES}</td><td>counter</td><td></td>
  *       <td>changes the rebuilds found</td></tr>
+ *   <tr><td>{@value #REREADS}</td><td>counter</td><td></td>
+ *       <td>re-reads of the objects whose writes met trouble, one GET each (no LIST)</td></tr>
+ *   <tr><td>{@value #REREAD_OBJECTS}</td><td>counter</td><td></td>
+ *       <td>objects those re-reads read</td></tr>
+ *   <tr><td>{@value #CAPS_REACHED}</td><td>counter</td>
+ *       <td>{@code cap}: a name of {@link #CAPS} in snake case ({@code max_tombstones}), or
+ *       {@code other}</td>
+ *       <td>objects refused at a cap, and tombstones forgotten early at the tombstone cap</td></tr>
+ *   <tr><td>{@value #EVENTS_SUPPRESSED}</td><td>counter</td><td></td>
+ *       <td>rejections not recorded as Events: their namespace used up its share</td></tr>
  * </table>
  *
  * <p>Cardinality stays low whatever the cluster holds: tags take only the few values above, never
@@ -101,6 +113,40 @@ public final class MicrometerTallyMetrics implements TallyMetrics {
   /** Kyverno intermediate reports read and still in the cluster, waiting to be deleted. */
   public static final String KYVERNO_WAITING = "tally.kyverno.reports.waiting";
 
+  /** Re-reads of the objects whose writes met a conflict, a vanished object or a failure. */
+  public static final String REREADS = "tally.rereads";
+
+  /** Objects the re-reads read. */
+  public static final String REREAD_OBJECTS = "tally.reread.objects";
+
+  /** Caps reached, tagged {@code cap}. */
+  public static final String CAPS_REACHED = "tally.caps.reached";
+
+  /** Rejections not recorded as Events because their namespace used up its share. */
+  public static final String EVENTS_SUPPRESSED = "tally.rejections.events.suppressed";
+
+  /** The tag of {@link #CAPS_REACHED}. */
+  public static final String TAG_CAP = "cap";
+
+  /**
+   * The values of {@link #TAG_CAP}: the caps of {@code InputCaps} and of the Kyverno input; any
+   * other name counts as {@code other}.
+   */
+  public static final List<String> CAPS =
+      List.of(
+          "maxResultsPerPartial",
+          "maxCoveragePerPartial",
+          "maxSubjectsPerProducer",
+          "maxResultsPerNamespace",
+          "maxRegistersPerNamespace",
+          "maxProducersPerNamespace",
+          "maxResults",
+          "maxRegisters",
+          "maxTombstones",
+          "maxAwaitingAdoptionPerNamespace",
+          "maxAwaitingAdoption",
+          "other");
+
   /** The tag of {@link #PARTIALS_REJECTED}. */
   public static final String TAG_REASON = "reason";
 
@@ -152,6 +198,10 @@ public final class MicrometerTallyMetrics implements TallyMetrics {
   private final Counter kyvernoDeleted;
   private final Counter kyvernoExpired;
   private final AtomicInteger kyvernoWaiting = new AtomicInteger();
+  private final Counter rereads;
+  private final Counter rereadObjects;
+  private final Map<String, Counter> capsReached = new HashMap<>();
+  private final Counter eventsSuppressed;
 
   /** Registers every meter in {@code registry} at once. */
   public MicrometerTallyMetrics(MeterRegistry registry) {
@@ -226,11 +276,59 @@ public final class MicrometerTallyMetrics implements TallyMetrics {
         Counter.builder(KYVERNO_EXPIRED)
             .description("Kyverno admission reports deleted because their resource never appeared.")
             .register(registry);
+    rereads =
+        Counter.builder(REREADS)
+            .description(
+                "Re-reads of the objects whose writes met a conflict, a vanished object or a"
+                    + " failure: one GET each, no LIST.")
+            .register(registry);
+    rereadObjects =
+        Counter.builder(REREAD_OBJECTS)
+            .description("Objects the re-reads read.")
+            .register(registry);
+    for (String cap : CAPS) {
+      capsReached.put(
+          cap,
+          Counter.builder(CAPS_REACHED)
+              .description(
+                  "Objects refused at a cap, and tombstones forgotten early at the tombstone cap.")
+              .tag(TAG_CAP, capTag(cap))
+              .register(registry));
+    }
+    eventsSuppressed =
+        Counter.builder(EVENTS_SUPPRESSED)
+            .description(
+                "Rejections not recorded as Events because their namespace used up its share.")
+            .register(registry);
     Gauge.builder(KYVERNO_WAITING, kyvernoWaiting, AtomicInteger::get)
         .description(
             "Kyverno intermediate reports read and still in the cluster, waiting for the write"
                 + " after which they are deleted or for their resource to appear.")
         .register(registry);
+  }
+
+  /**
+   * The tag value of a cap: its name in snake case, {@code maxTombstones} as {@code
+   * max_tombstones}.
+   */
+  static String capTag(String cap) {
+    return cap.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(java.util.Locale.ROOT);
+  }
+
+  @Override
+  public void reread(int objects, int changes) {
+    rereads.increment();
+    rereadObjects.increment(objects);
+  }
+
+  @Override
+  public void capacityReached(String cap) {
+    capsReached.getOrDefault(cap, capsReached.get("other")).increment();
+  }
+
+  @Override
+  public void rejectionEventSuppressed(String namespace) {
+    eventsSuppressed.increment();
   }
 
   @Override

@@ -114,6 +114,32 @@ class MicrometerTallyMetricsTest {
   }
 
   @Test
+  void capsRereadsAndSuppressedEventsAreCountedWithoutANamespaceTag() {
+    for (String cap : MicrometerTallyMetrics.CAPS) {
+      assertThat(count("tally.caps.reached", "cap", MicrometerTallyMetrics.capTag(cap)))
+          .as(cap)
+          .isZero();
+    }
+    int series = registry.getMeters().size();
+    metrics.capacityReached("maxRegistersPerNamespace");
+    metrics.capacityReached("maxRegistersPerNamespace");
+    metrics.capacityReached("maxTombstones");
+    metrics.capacityReached("someFutureCap");
+    metrics.reread(3, 1);
+    metrics.reread(2, 0);
+    metrics.rejectionEventSuppressed("team-0");
+    metrics.rejectionEventSuppressed("team-1");
+
+    assertThat(count("tally.caps.reached", "cap", "max_registers_per_namespace")).isEqualTo(2);
+    assertThat(count("tally.caps.reached", "cap", "max_tombstones")).isEqualTo(1);
+    assertThat(count("tally.caps.reached", "cap", "other")).isEqualTo(1);
+    assertThat(registry.get("tally.rereads").counter().count()).isEqualTo(2);
+    assertThat(registry.get("tally.reread.objects").counter().count()).isEqualTo(5);
+    assertThat(registry.get("tally.rejections.events.suppressed").counter().count()).isEqualTo(2);
+    assertThat(registry.getMeters()).as("no series per namespace or cap name").hasSize(series);
+  }
+
+  @Test
   void retriesAreTaggedByWhatFailed() {
     for (int status : new int[] {429, 500, 503, 599, 0, -1, 404, 409, 600}) {
       metrics.retry(status, Duration.ofMillis(100));
@@ -171,14 +197,18 @@ class MicrometerTallyMetricsTest {
             "tally.resync.changes",
             "tally.kyverno.reports.deleted",
             "tally.kyverno.reports.expired",
-            "tally.kyverno.reports.waiting")
+            "tally.kyverno.reports.waiting",
+            "tally.rereads",
+            "tally.reread.objects",
+            "tally.caps.reached",
+            "tally.rejections.events.suppressed")
         .allMatch(n -> n.matches("tally(\\.[a-z]+)+"));
     for (Meter meter : registry.getMeters()) {
       assertThat(meter.getId().getDescription()).as(meter.getId().getName()).isNotBlank();
       assertThat(meter.getId().getTags())
           .as(meter.getId().getName())
-          .allMatch(t -> Set.of("reason", "verb", "code").contains(t.getKey()))
-          .allMatch(t -> t.getValue().matches("[a-z0-9]+"));
+          .allMatch(t -> Set.of("reason", "verb", "code", "cap").contains(t.getKey()))
+          .allMatch(t -> t.getValue().matches("[a-z0-9]+(_[a-z0-9]+)*"));
     }
   }
 
