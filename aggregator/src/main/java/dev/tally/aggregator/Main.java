@@ -112,12 +112,14 @@ public final class Main {
                     ReportAggregator.builder()
                         .grouping(options.grouping)
                         .format(options.format)
+                        .caps(options.caps)
                         .build())
             .budget(ApiBudget.of(options.qps, options.burst))
             .metrics(metrics.tally())
             .flushWindow(options.flushWindow)
             .resyncPeriod(options.resyncPeriod)
             .maxClockSkew(options.maxClockSkew)
+            .minResyncInterval(options.minResyncInterval)
             .serverSideApply(options.serverSideApply);
     if (options.kyverno != null) {
       builder.input(options.kyverno);

@@ -1,6 +1,7 @@
 package dev.tally.aggregator;
 
 import dev.tally.report.api.Grouping;
+import dev.tally.report.api.InputCaps;
 import dev.tally.report.api.ReportFormat;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import java.nio.file.Files;
@@ -150,6 +151,53 @@ public final class Options {
               "DURATION",
               "on SIGTERM, how long the last flush may take before it is abandoned; default 10s",
               false),
+          new Flag(
+              "--max-results",
+              "N",
+              "most results held in all; past it a partial report is refused; default 2000000",
+              false),
+          new Flag(
+              "--max-registers",
+              "N",
+              "most registers (subject and policy, with results or without) held in all;"
+                  + " default 4000000",
+              false),
+          new Flag(
+              "--max-tombstones",
+              "N",
+              "most deleted subjects remembered; past it the oldest are forgotten early;"
+                  + " default 1000000",
+              false),
+          new Flag(
+              "--max-results-per-namespace",
+              "N",
+              "most results held for one namespace; default 500000",
+              false),
+          new Flag(
+              "--max-registers-per-namespace",
+              "N",
+              "most registers held for one namespace; default 1000000",
+              false),
+          new Flag(
+              "--max-producers-per-namespace",
+              "N",
+              "most producers holding results in one namespace; default 1000",
+              false),
+          new Flag(
+              "--max-awaiting-adoption",
+              "N",
+              "with --input kyverno, most reports awaiting adoption in all; default 10000",
+              false),
+          new Flag(
+              "--max-awaiting-adoption-per-namespace",
+              "N",
+              "with --input kyverno, most reports awaiting adoption in one namespace; default 1000",
+              false),
+          new Flag(
+              "--min-resync-interval",
+              "DURATION",
+              "least time between two full resyncs that trouble asks for; default 30s",
+              false),
           new Flag("--help", null, "print this text and exit", true));
 
   final @Nullable Path kubeconfig;
@@ -174,6 +222,8 @@ public final class Options {
   final double qps;
   final int burst;
   final Duration shutdownTimeout;
+  final InputCaps caps;
+  final Duration minResyncInterval;
   final boolean help;
 
   private Options(Map<String, String> v) {
@@ -199,7 +249,12 @@ public final class Options {
                   "--input", "unknown input '" + in + "', expected tally or kyverno");
         };
     if (!kyvernoInput) {
-      for (String flag : List.of("--intermediate-reports", "--adoption-grace")) {
+      for (String flag :
+          List.of(
+              "--intermediate-reports",
+              "--adoption-grace",
+              "--max-awaiting-adoption",
+              "--max-awaiting-adoption-per-namespace")) {
         if (v.containsKey(flag)) {
           throw new UsageException(flag, "applies only with --input kyverno");
         }
@@ -217,6 +272,25 @@ public final class Options {
         };
     if (v.containsKey("--adoption-grace")) {
       k = k.withAdoptionGrace(duration(v, "--adoption-grace", Duration.ofMinutes(2), false));
+    }
+    if (v.containsKey("--max-awaiting-adoption")
+        || v.containsKey("--max-awaiting-adoption-per-namespace")) {
+      k =
+          k.withMaxAwaitingAdoption(
+              number(
+                  v,
+                  "--max-awaiting-adoption-per-namespace",
+                  k.maxAwaitingAdoptionPerNamespace(),
+                  Integer::parseInt,
+                  1,
+                  Integer.MAX_VALUE),
+              number(
+                  v,
+                  "--max-awaiting-adoption",
+                  k.maxAwaitingAdoption(),
+                  Integer::parseInt,
+                  1,
+                  Integer.MAX_VALUE));
     }
     kyverno = kyvernoInput ? k : null;
     groupingName = v.getOrDefault("--grouping", kyvernoInput ? "kyverno" : "per-namespace");
@@ -279,6 +353,45 @@ public final class Options {
     qps = number(v, "--qps", 20.0, Double::parseDouble, 0.001, 100_000.0);
     burst = number(v, "--burst", 40, Integer::parseInt, 1, 100_000);
     shutdownTimeout = duration(v, "--shutdown-timeout", Duration.ofSeconds(10), true);
+    InputCaps d = InputCaps.defaults();
+    caps =
+        d.withMaxResults(
+                number(v, "--max-results", d.maxResults(), Long::parseLong, 1L, Long.MAX_VALUE))
+            .withMaxRegisters(
+                number(v, "--max-registers", d.maxRegisters(), Long::parseLong, 1L, Long.MAX_VALUE))
+            .withMaxTombstones(
+                number(
+                    v,
+                    "--max-tombstones",
+                    d.maxTombstones(),
+                    Integer::parseInt,
+                    1,
+                    Integer.MAX_VALUE))
+            .withMaxResultsPerNamespace(
+                number(
+                    v,
+                    "--max-results-per-namespace",
+                    d.maxResultsPerNamespace(),
+                    Integer::parseInt,
+                    1,
+                    Integer.MAX_VALUE))
+            .withMaxRegistersPerNamespace(
+                number(
+                    v,
+                    "--max-registers-per-namespace",
+                    d.maxRegistersPerNamespace(),
+                    Integer::parseInt,
+                    1,
+                    Integer.MAX_VALUE))
+            .withMaxProducersPerNamespace(
+                number(
+                    v,
+                    "--max-producers-per-namespace",
+                    d.maxProducersPerNamespace(),
+                    Integer::parseInt,
+                    1,
+                    Integer.MAX_VALUE));
+    minResyncInterval = duration(v, "--min-resync-interval", Duration.ofSeconds(30), true);
   }
 
   /**

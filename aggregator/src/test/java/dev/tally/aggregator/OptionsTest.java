@@ -39,6 +39,15 @@ class OptionsTest {
           "--qps",
           "--burst",
           "--shutdown-timeout",
+          "--max-results",
+          "--max-registers",
+          "--max-tombstones",
+          "--max-results-per-namespace",
+          "--max-registers-per-namespace",
+          "--max-producers-per-namespace",
+          "--max-awaiting-adoption",
+          "--max-awaiting-adoption-per-namespace",
+          "--min-resync-interval",
           "--help");
 
   @Test
@@ -211,5 +220,42 @@ class OptionsTest {
     assertThat(e).as(String.join(" ", args)).isNotNull();
     assertThat(e.flag()).isEqualTo(flag);
     assertThat(e.getMessage()).startsWith(flag + ": ").contains(reason);
+  }
+
+  @Test
+  void theCapsHaveTheLibrarysDefaultsAndFlagsOfTheirOwn() {
+    Options o = Options.parse();
+    assertThat(o.caps).isEqualTo(dev.tally.report.api.InputCaps.defaults());
+    assertThat(o.minResyncInterval).isEqualTo(Duration.ofSeconds(30));
+
+    Options set =
+        Options.parse(
+            "--max-results", "100000",
+            "--max-registers", "200000",
+            "--max-tombstones", "5000",
+            "--max-results-per-namespace", "10000",
+            "--max-registers-per-namespace", "20000",
+            "--max-producers-per-namespace", "50",
+            "--min-resync-interval", "1m");
+    assertThat(set.caps.maxResults()).isEqualTo(100_000);
+    assertThat(set.caps.maxRegisters()).isEqualTo(200_000);
+    assertThat(set.caps.maxTombstones()).isEqualTo(5_000);
+    assertThat(set.caps.maxResultsPerNamespace()).isEqualTo(10_000);
+    assertThat(set.caps.maxRegistersPerNamespace()).isEqualTo(20_000);
+    assertThat(set.caps.maxProducersPerNamespace()).isEqualTo(50);
+    assertThat(set.minResyncInterval).isEqualTo(Duration.ofMinutes(1));
+
+    Options kyverno =
+        Options.parse(
+            "--input", "kyverno",
+            "--max-awaiting-adoption", "300",
+            "--max-awaiting-adoption-per-namespace", "20");
+    assertThat(kyverno.kyverno.maxAwaitingAdoption()).isEqualTo(300);
+    assertThat(kyverno.kyverno.maxAwaitingAdoptionPerNamespace()).isEqualTo(20);
+
+    assertThat(refusal("--max-results", "0"))
+        .isEqualTo("--max-results: out of range [1, 9223372036854775807]: 0");
+    assertThat(refusal("--max-awaiting-adoption", "10"))
+        .isEqualTo("--max-awaiting-adoption: applies only with --input kyverno");
   }
 }
