@@ -58,7 +58,11 @@ final class WriteScheduler {
   private boolean rereadScheduled;
   private int resyncAttempts;
 
-  /** When the last full resync of this term began ({@link #nanoTicker}), or null. */
+  /**
+   * When the last full resync of this term that listed began ({@link #nanoTicker}), or null: the
+   * next one asked for by trouble waits {@code minResyncInterval} after it. Failed LISTs are paced
+   * by the backoff alone, so that a term whose first LIST failed is not held back.
+   */
   private @Nullable Long lastResyncStart;
 
   /** Objects whose write met a conflict, a vanished object or a failure: to re-read and re-diff. */
@@ -156,7 +160,7 @@ final class WriteScheduler {
     if (agg == null || !leading.getAsBoolean()) {
       return;
     }
-    lastResyncStart = nanoTicker.getAsLong();
+    long started = nanoTicker.getAsLong();
     WriteOutcome outcome;
     ChangeSet changes;
     try {
@@ -174,6 +178,7 @@ final class WriteScheduler {
       return;
     }
     resyncNeeded = false;
+    lastResyncStart = started;
     // the LIST saw every object: nothing is left to re-read, and what was owed is in the list
     toReread.clear();
     owed.clear();
@@ -260,8 +265,8 @@ final class WriteScheduler {
   }
 
   /**
-   * A full resync after a backoff, and at least {@code minResyncInterval} after the last one began:
-   * requests for one meanwhile are one resync.
+   * A full resync after a backoff, and at least {@code minResyncInterval} after the last one that
+   * listed began: requests for one meanwhile are one resync.
    */
   private void scheduleResync() {
     if (resyncScheduled) {

@@ -146,6 +146,64 @@ class AggregatorFaultsTest {
     assertThat(gets).anySatisfy(g -> assertThat(g).startsWith(path(aggregateOf("team-0"))));
   }
 
+  /**
+   * While the LIST of the aggregates fails, a full resync is tried at most once per {@code
+   * minResyncInterval}: the flushes meanwhile do not each start one (before, every flush while a
+   * resync was due LISTed every aggregate again, with its retries).
+   */
+  @Test
+  void fullResyncsAreRateLimitedWhileTheyFail() throws Exception {
+    var scenario = new Scenario(16, 2, 3);
+    AggregatorController controller =
+        fixture.started(
+            fixture
+                .controller(client, Scenario::newAggregator)
+                .sleeper(sleeper)
+                .metrics(metrics)
+                .resyncPeriod(Duration.ZERO)
+                .minResyncInterval(Duration.ofHours(1)));
+    scenario.publishAll(publisher, "admission");
+    scenario.awaitConverged(client);
+
+    server
+        .expect()
+        .get()
+        .withPath(
+            "/apis/wgpolicyk8s.io/v1alpha2/policyreports?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dtally&limit=500")
+        .andReturn(500, status(500, "InternalError", null))
+        .always();
+    MockCluster.drainByMethod(server);
+    int resyncs = metrics.resyncs;
+    controller.resyncNow().get(30, TimeUnit.SECONDS); // fails: a resync is due
+    assertThat(metrics.resyncs).as("the LIST failed").isEqualTo(resyncs);
+    int afterFirst = lists();
+    assertThat(afterFirst).as("the failed resync's LIST, with its retries").isPositive();
+
+    // changes keep coming, and with them flushes: none starts another LIST
+    for (int round = 0; round < 3; round++) {
+      churn(scenario, "team-0");
+      controller.flushNow().get(30, TimeUnit.SECONDS);
+    }
+    assertThat(lists()).as("no LIST before the interval has passed").isZero();
+  }
+
+  /** How many LISTs of the aggregates were recorded since the last call. */
+  private int lists() {
+    int n = 0;
+    try {
+      io.fabric8.mockwebserver.http.RecordedRequest r;
+      while ((r = server.takeRequest(1, TimeUnit.MILLISECONDS)) != null) {
+        if (r.getMethod().equals("GET")
+            && r.getPath().startsWith("/apis/wgpolicyk8s.io/v1alpha2/policyreports?")) {
+          n++;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return n;
+  }
+
   @Test
   void tooManyRequestsIsRetriedAfterRetryAfter() throws Exception {
     var scenario = new Scenario(12, 2, 3);
