@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.net.HttpURLConnection;
 import java.time.Clock;
@@ -66,14 +65,36 @@ final class IntermediateReports {
     }
   }
 
-  /** An admission report waiting for its resource, first seen at {@code since}. */
-  private record Waiting(GenericKubernetesResource object, Subject subject, Instant since) {}
+  /**
+   * An admission report waiting for its resource, first seen at {@code since}; after {@code
+   * failures} failed lookups in a row it is looked up again at {@code nextTry}; {@code skipNoted}
+   * once its kind was found outside the adoption kinds (logged and counted once).
+   */
+  private record Waiting(
+      GenericKubernetesResource object,
+      Subject subject,
+      Instant since,
+      int failures,
+      Instant nextTry,
+      boolean skipNoted) {
+    Waiting(GenericKubernetesResource object, Subject subject, Instant since) {
+      this(object, subject, since, 0, Instant.MIN, false);
+    }
+  }
+
+  /** A gone-check that failed {@code failures} times in a row, tried again at {@code nextTry}. */
+  private record Recheck(int failures, Instant nextTry) {}
+
+  /** The longest wait between two lookups of one object after failures. */
+  static final Duration MAX_LOOKUP_BACKOFF = Duration.ofMinutes(5);
 
   private final KubernetesClient client;
   private final ApiCalls calls;
   private final KyvernoInput settings;
   private final TallyMetrics metrics;
   private final Clock clock;
+  private final ResourceLookups lookups;
+  private final RateLimitedLog warnings;
 
   /** Merged reports, by ledger key, to delete after the next complete write. */
   private final Map<String, Read> merged = new LinkedHashMap<>();
@@ -86,6 +107,9 @@ final class IntermediateReports {
 
   /** Per-resource reports known to be in the cluster, with the resource each is about. */
   private final Map<ReportRef, Subject> published = new HashMap<>();
+
+  /** Resources whose report vanished and whose gone-check failed: asked again after a backoff. */
+  private final Map<Subject, Recheck> recheck = new LinkedHashMap<>();
 
   private boolean seeded;
 
@@ -100,6 +124,8 @@ final class IntermediateReports {
     this.settings = settings;
     this.metrics = metrics;
     this.clock = clock;
+    this.lookups = new ResourceLookups(client, calls, settings);
+    this.warnings = new RateLimitedLog(LOG, clock, Duration.ofMinutes(1));
   }
 
   /** Whether merged reports are deleted (and the aggregates are the state). */
@@ -118,6 +144,8 @@ final class IntermediateReports {
     waiting.clear();
     awaitingByNamespace.clear();
     published.clear();
+    recheck.clear();
+    lookups.clear();
     seeded = false;
     report();
   }
@@ -226,12 +254,50 @@ final class IntermediateReports {
     for (var e : List.copyOf(waiting.entrySet())) {
       String key = e.getKey();
       Waiting w = e.getValue();
-      Optional<String> uid;
-      try {
-        uid = uidOf(w.subject(), gvr(w.object(), w.subject()));
-      } catch (KubernetesClientException ex) {
-        LOG.debug("adoption of {}: {}", key, RequestFailedException.rootCause(ex));
-        uid = Optional.empty();
+      if (now.isBefore(w.nextTry())) {
+        continue; // backing off after a failed lookup
+      }
+      ResourceLookups.Outcome outcome = lookups.uidOf(w.subject(), plural(w.object()));
+      Optional<String> uid =
+          outcome instanceof ResourceLookups.Outcome.Found found
+              ? Optional.of(found.uid())
+              : Optional.empty();
+      if (outcome instanceof ResourceLookups.Outcome.Failed failed) {
+        // not "not found": the grace does not run out on it; asked again after a backoff
+        int failures = w.failures() + 1;
+        Duration wait = backoff(failures);
+        waiting.put(
+            key,
+            new Waiting(
+                w.object(), w.subject(), w.since(), failures, now.plus(wait), w.skipNoted()));
+        metrics.resourceLookupFailed(TallyMetrics.Lookup.ADOPTION);
+        warnings.warn(
+            "adoption " + failed.resource(),
+            "adoption of {}: could not read {} {}: {}; not taken for absent, asked again in {}"
+                + " (failure {} in a row)",
+            key,
+            failed.resource(),
+            where(w.subject()),
+            failed.cause(),
+            wait,
+            failures);
+        continue;
+      }
+      if (outcome instanceof ResourceLookups.Outcome.Skipped skipped && !w.skipNoted()) {
+        w = new Waiting(w.object(), w.subject(), w.since(), 0, Instant.MIN, true);
+        waiting.put(key, w);
+        metrics.resourceLookupSkipped(TallyMetrics.Lookup.ADOPTION);
+        warnings.warn(
+            "adoption skipped " + skipped.resource(),
+            "{} is about {} {}, whose kind {} is not among the adoption kinds {}: it is not"
+                + " looked up, and is deleted after the adoption grace ({}) unless its uid"
+                + " arrives",
+            key,
+            w.subject().kind(),
+            where(w.subject()),
+            skipped.resource(),
+            settings.adoptionKinds().stream().sorted().toList(),
+            settings.adoptionGrace());
       }
       if (uid.isPresent()) {
         release(key);
@@ -275,16 +341,57 @@ final class IntermediateReports {
       present.add(o.ref());
     }
     List<Subject> gone = new ArrayList<>();
+    Set<Subject> toCheck = new java.util.LinkedHashSet<>();
     for (var e : published.entrySet()) {
       if (!present.contains(e.getKey())) {
-        Subject s = e.getValue();
-        try {
-          if (!uidOf(s, Optional.empty()).equals(Optional.of(s.uid()))) {
-            gone.add(s);
-          }
-        } catch (KubernetesClientException ex) {
-          LOG.debug("is {} gone? {}", s, RequestFailedException.rootCause(ex));
-        }
+        toCheck.add(e.getValue());
+      }
+    }
+    Set<Subject> listed = new HashSet<>();
+    for (AggregateReport o : owned) {
+      o.scope().ifPresent(listed::add);
+    }
+    Instant now = clock.instant();
+    for (var r : List.copyOf(recheck.entrySet())) {
+      if (listed.contains(r.getKey())) {
+        recheck.remove(r.getKey()); // its report is back: nothing to ask
+      } else if (!now.isBefore(r.getValue().nextTry())) {
+        toCheck.add(r.getKey());
+      }
+    }
+    for (Subject s : toCheck) {
+      ResourceLookups.Outcome outcome = lookups.uidOf(s, null);
+      if (outcome instanceof ResourceLookups.Outcome.Failed failed) {
+        Recheck had = recheck.get(s);
+        int failures = had == null ? 1 : had.failures() + 1;
+        Duration wait = backoff(failures);
+        recheck.put(s, new Recheck(failures, now.plus(wait)));
+        metrics.resourceLookupFailed(TallyMetrics.Lookup.GONE_CHECK);
+        warnings.warn(
+            "gone-check " + failed.resource(),
+            "is {} {} gone? could not read it: {}; its results stay, asked again in {}"
+                + " (failure {} in a row)",
+            failed.resource(),
+            where(s),
+            failed.cause(),
+            wait,
+            failures);
+        continue;
+      }
+      recheck.remove(s);
+      if (outcome instanceof ResourceLookups.Outcome.Skipped skipped) {
+        metrics.resourceLookupSkipped(TallyMetrics.Lookup.GONE_CHECK);
+        warnings.warn(
+            "gone-check skipped " + skipped.resource(),
+            "the report about {} {} vanished, but its kind {} is not among the adoption kinds"
+                + " {}: not looked up, its results stay",
+            skipped.resource(),
+            where(s),
+            skipped.resource(),
+            settings.adoptionKinds().stream().sorted().toList());
+      } else if (!(outcome instanceof ResourceLookups.Outcome.Found found
+          && found.uid().equals(s.uid()))) {
+        gone.add(s);
       }
     }
     published.clear();
@@ -393,15 +500,15 @@ final class IntermediateReports {
   }
 
   /**
-   * The resource an admission report names, from its {@code audit.kyverno.io/resource.gvr} label
-   * ({@code <plural>.<version>[.<group>]}), or in the long form from the plural in the {@code
-   * audit.kyverno.io/resource.name} label: so no discovery request is needed.
+   * The plural of the resource an admission report names, from its {@code
+   * audit.kyverno.io/resource.gvr} label ({@code <plural>.<version>[.<group>]}), or in the long
+   * form from the {@code audit.kyverno.io/resource.name} label: so no discovery request is needed.
+   * Null when it names none (then discovery). Whatever it names, only the adoption kinds are read.
    */
-  private static Optional<ResourceDefinitionContext> gvr(
-      GenericKubernetesResource object, Subject subject) {
+  private static @Nullable String plural(GenericKubernetesResource object) {
     Map<String, String> labels =
         object.getMetadata().getLabels() == null ? Map.of() : object.getMetadata().getLabels();
-    String plural = null;
+    String plural;
     String gvr = labels.get(GVR_LABEL);
     if (gvr != null && !gvr.isEmpty()) {
       int dot = gvr.indexOf('.');
@@ -409,41 +516,20 @@ final class IntermediateReports {
     } else {
       plural = labels.get(KyvernoMapping.NAME_ANNOTATION);
     }
-    if (plural == null || plural.isEmpty()) {
-      return Optional.empty();
-    }
-    String apiVersion = subject.apiVersion();
-    int slash = apiVersion.indexOf('/');
-    return Optional.of(
-        new ResourceDefinitionContext.Builder()
-            .withGroup(slash < 0 ? "" : apiVersion.substring(0, slash))
-            .withVersion(slash < 0 ? apiVersion : apiVersion.substring(slash + 1))
-            .withKind(subject.kind())
-            .withPlural(plural)
-            .withNamespaced(!subject.namespace().isEmpty())
-            .build());
+    return plural == null || plural.isEmpty() ? null : plural;
   }
 
-  /**
-   * The uid of the resource {@code subject} names, if it exists; through {@code context} when it is
-   * known, else through fabric8's discovery of the kind.
-   */
-  private Optional<String> uidOf(Subject subject, Optional<ResourceDefinitionContext> context) {
-    var op =
-        context.isPresent()
-            ? client.genericKubernetesResources(context.get())
-            : client.genericKubernetesResources(subject.apiVersion(), subject.kind());
-    @Nullable GenericKubernetesResource found =
-        calls.call(
-            "get " + subject.kind() + " " + subject.namespace() + "/" + subject.name(),
-            () ->
-                subject.namespace().isEmpty()
-                    ? op.withName(subject.name()).get()
-                    : op.inNamespace(subject.namespace()).withName(subject.name()).get());
-    if (found == null || found.getMetadata() == null) {
-      return Optional.empty();
+  /** The wait before the {@code failures}th lookup of one object: doubling, capped. */
+  private Duration backoff(int failures) {
+    Duration wait = settings.adoptionRetry();
+    for (int i = 1; i < failures && wait.compareTo(MAX_LOOKUP_BACKOFF) < 0; i++) {
+      wait = wait.multipliedBy(2);
     }
-    return Optional.ofNullable(found.getMetadata().getUid()).filter(u -> !u.isEmpty());
+    return wait.compareTo(MAX_LOOKUP_BACKOFF) > 0 ? MAX_LOOKUP_BACKOFF : wait;
+  }
+
+  private static String where(Subject s) {
+    return s.namespace().isEmpty() ? s.name() : s.namespace() + "/" + s.name();
   }
 
   /** A copy of {@code object} with the uid label and an owner reference to the resource. */

@@ -78,4 +78,38 @@ public interface TallyMetrics {
    * its share of Events (it is still counted by {@link #partialRejected} and logged).
    */
   default void rejectionEventSuppressed(String namespace) {}
+
+  /**
+   * Why the aggregator reads one resource that a Kyverno report names (by name, metadata only, and
+   * only for {@code KyvernoInput.adoptionKinds()}).
+   */
+  enum Lookup {
+    /** To learn the uid of what an admission report names. */
+    ADOPTION("adoption"),
+    /** To learn whether the resource of a vanished per-resource report is gone. */
+    GONE_CHECK("gone");
+
+    private final String metricName;
+
+    Lookup(String metricName) {
+      this.metricName = metricName;
+    }
+
+    /** The name for metric tags: {@code adoption} or {@code gone}. */
+    public String metricName() {
+      return metricName;
+    }
+  }
+
+  /**
+   * A lookup failed (refused, a kind the server does not serve, retries exhausted). It is not taken
+   * for "not found": the object it is about is looked up again later, with a per-object backoff.
+   */
+  default void resourceLookupFailed(Lookup lookup) {}
+
+  /**
+   * A lookup was not made: the resource's kind is not among {@code KyvernoInput.adoptionKinds()}
+   * (what the aggregator's role may read).
+   */
+  default void resourceLookupSkipped(Lookup lookup) {}
 }

@@ -95,4 +95,17 @@ final class CountingMetrics implements TallyMetrics {
   public void capacityReached(String cap) {
     capsReached.merge(cap, 1, Integer::sum);
   }
+
+  final Map<Lookup, Integer> lookupsFailed = new ConcurrentHashMap<>();
+  final Map<Lookup, Integer> lookupsSkipped = new ConcurrentHashMap<>();
+
+  @Override
+  public void resourceLookupFailed(Lookup lookup) {
+    lookupsFailed.merge(lookup, 1, Integer::sum);
+  }
+
+  @Override
+  public void resourceLookupSkipped(Lookup lookup) {
+    lookupsSkipped.merge(lookup, 1, Integer::sum);
+  }
 }

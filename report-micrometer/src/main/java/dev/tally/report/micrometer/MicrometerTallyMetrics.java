@@ -61,6 +61,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       <td>objects refused at a cap, and tombstones forgotten early at the tombstone cap</td></tr>
  *   <tr><td>{@value #EVENTS_SUPPRESSED}</td><td>counter</td><td></td>
  *       <td>rejections not recorded as Events: their namespace used up its share</td></tr>
+ *   <tr><td>{@value #KYVERNO_LOOKUPS_FAILED}</td><td>counter</td>
+ *       <td>{@code lookup}: {@code adoption}, {@code gone}</td>
+ *       <td>reads of a resource a Kyverno report names that failed (asked again later)</td></tr>
+ *   <tr><td>{@value #KYVERNO_LOOKUPS_SKIPPED}</td><td>counter</td>
+ *       <td>{@code lookup}: {@code adoption}, {@code gone}</td>
+ *       <td>reads not made: the kind is not among the adoption kinds</td></tr>
  * </table>
  *
  * <p>Cardinality stays low whatever the cluster holds: tags take only the few values above, never
@@ -147,6 +153,15 @@ public final class MicrometerTallyMetrics implements TallyMetrics {
           "maxAwaitingAdoption",
           "other");
 
+  /** Reads of a resource a Kyverno report names that failed, tagged {@code lookup}. */
+  public static final String KYVERNO_LOOKUPS_FAILED = "tally.kyverno.lookups.failed";
+
+  /** Reads not made because the kind is not among the adoption kinds, tagged {@code lookup}. */
+  public static final String KYVERNO_LOOKUPS_SKIPPED = "tally.kyverno.lookups.skipped";
+
+  /** The tag of {@link #KYVERNO_LOOKUPS_FAILED} and {@link #KYVERNO_LOOKUPS_SKIPPED}. */
+  public static final String TAG_LOOKUP = "lookup";
+
   /** The tag of {@link #PARTIALS_REJECTED}. */
   public static final String TAG_REASON = "reason";
 
@@ -202,6 +217,10 @@ public final class MicrometerTallyMetrics implements TallyMetrics {
   private final Counter rereadObjects;
   private final Map<String, Counter> capsReached = new HashMap<>();
   private final Counter eventsSuppressed;
+  private final Map<TallyMetrics.Lookup, Counter> lookupsFailed =
+      new EnumMap<>(TallyMetrics.Lookup.class);
+  private final Map<TallyMetrics.Lookup, Counter> lookupsSkipped =
+      new EnumMap<>(TallyMetrics.Lookup.class);
 
   /** Registers every meter in {@code registry} at once. */
   public MicrometerTallyMetrics(MeterRegistry registry) {
@@ -305,6 +324,34 @@ public final class MicrometerTallyMetrics implements TallyMetrics {
             "Kyverno intermediate reports read and still in the cluster, waiting for the write"
                 + " after which they are deleted or for their resource to appear.")
         .register(registry);
+    for (TallyMetrics.Lookup lookup : TallyMetrics.Lookup.values()) {
+      lookupsFailed.put(
+          lookup,
+          Counter.builder(KYVERNO_LOOKUPS_FAILED)
+              .description(
+                  "Reads of a resource a Kyverno report names that failed (refused, kind not"
+                      + " served, retries exhausted); asked again after a backoff.")
+              .tag(TAG_LOOKUP, lookup.metricName())
+              .register(registry));
+      lookupsSkipped.put(
+          lookup,
+          Counter.builder(KYVERNO_LOOKUPS_SKIPPED)
+              .description(
+                  "Reads of a resource a Kyverno report names that were not made: its kind is not"
+                      + " among the adoption kinds.")
+              .tag(TAG_LOOKUP, lookup.metricName())
+              .register(registry));
+    }
+  }
+
+  @Override
+  public void resourceLookupFailed(TallyMetrics.Lookup lookup) {
+    lookupsFailed.get(lookup).increment();
+  }
+
+  @Override
+  public void resourceLookupSkipped(TallyMetrics.Lookup lookup) {
+    lookupsSkipped.get(lookup).increment();
   }
 
   /**

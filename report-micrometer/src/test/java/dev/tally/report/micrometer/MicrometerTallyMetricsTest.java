@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.fabric8.RejectionReason;
+import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.WriteVerb;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
@@ -61,6 +62,23 @@ class MicrometerTallyMetricsTest {
     assertThat(registry.get("tally.kyverno.reports.expired").counter().count()).isEqualTo(1);
     assertThat(registry.get("tally.kyverno.reports.waiting").gauge().value()).isEqualTo(3);
     assertThat(registry.get("tally.partials.applied").counter().count()).isZero();
+  }
+
+  @Test
+  void failedAndSkippedLookupsOfKyvernosResourcesAreCountedByPurpose() {
+    for (String lookup : List.of("adoption", "gone")) {
+      assertThat(count("tally.kyverno.lookups.failed", "lookup", lookup)).isZero();
+      assertThat(count("tally.kyverno.lookups.skipped", "lookup", lookup)).isZero();
+    }
+    metrics.resourceLookupFailed(TallyMetrics.Lookup.ADOPTION);
+    metrics.resourceLookupFailed(TallyMetrics.Lookup.GONE_CHECK);
+    metrics.resourceLookupFailed(TallyMetrics.Lookup.GONE_CHECK);
+    metrics.resourceLookupSkipped(TallyMetrics.Lookup.ADOPTION);
+
+    assertThat(count("tally.kyverno.lookups.failed", "lookup", "adoption")).isEqualTo(1);
+    assertThat(count("tally.kyverno.lookups.failed", "lookup", "gone")).isEqualTo(2);
+    assertThat(count("tally.kyverno.lookups.skipped", "lookup", "adoption")).isEqualTo(1);
+    assertThat(count("tally.kyverno.lookups.skipped", "lookup", "gone")).isZero();
   }
 
   @Test
@@ -201,13 +219,15 @@ class MicrometerTallyMetricsTest {
             "tally.rereads",
             "tally.reread.objects",
             "tally.caps.reached",
-            "tally.rejections.events.suppressed")
+            "tally.rejections.events.suppressed",
+            "tally.kyverno.lookups.failed",
+            "tally.kyverno.lookups.skipped")
         .allMatch(n -> n.matches("tally(\\.[a-z]+)+"));
     for (Meter meter : registry.getMeters()) {
       assertThat(meter.getId().getDescription()).as(meter.getId().getName()).isNotBlank();
       assertThat(meter.getId().getTags())
           .as(meter.getId().getName())
-          .allMatch(t -> Set.of("reason", "verb", "code", "cap").contains(t.getKey()))
+          .allMatch(t -> Set.of("reason", "verb", "code", "cap", "lookup").contains(t.getKey()))
           .allMatch(t -> t.getValue().matches("[a-z0-9]+(_[a-z0-9]+)*"));
     }
   }

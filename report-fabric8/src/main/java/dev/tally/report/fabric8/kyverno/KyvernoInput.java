@@ -1,7 +1,12 @@
 package dev.tally.report.fabric8.kyverno;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * Makes an {@link dev.tally.report.fabric8.AggregatorController} read Kyverno's intermediate
@@ -35,16 +40,53 @@ public final class KyvernoInput {
     KEEP
   }
 
+  /**
+   * The resources the aggregator reads by default, as {@code <plural>} (the core group) or {@code
+   * <plural>.<group>}: the kinds Kyverno's policies commonly admit (Pods and the workloads that
+   * make them, Services, ConfigMaps, Namespaces, ServiceAccounts, PersistentVolumeClaims, Ingresses
+   * and NetworkPolicies). Never Secrets. The shipped ClusterRole {@code tally-kyverno-aggregator}
+   * grants {@code get} on exactly these.
+   */
+  public static final Set<String> DEFAULT_ADOPTION_KINDS =
+      Set.copyOf(
+          List.of(
+              "pods",
+              "services",
+              "configmaps",
+              "namespaces",
+              "serviceaccounts",
+              "persistentvolumeclaims",
+              "replicationcontrollers",
+              "deployments.apps",
+              "replicasets.apps",
+              "statefulsets.apps",
+              "daemonsets.apps",
+              "jobs.batch",
+              "cronjobs.batch",
+              "ingresses.networking.k8s.io",
+              "networkpolicies.networking.k8s.io"));
+
+  private static final Pattern RESOURCE =
+      Pattern.compile("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*");
+
   private final Lifecycle lifecycle;
   private final Duration adoptionGrace;
   private final Duration adoptionRetry;
   private final boolean watchPolicies;
   private final int maxAwaitingPerNamespace;
   private final int maxAwaiting;
+  private final Set<String> adoptionKinds;
 
   private KyvernoInput(
       Lifecycle lifecycle, Duration adoptionGrace, Duration adoptionRetry, boolean watchPolicies) {
-    this(lifecycle, adoptionGrace, adoptionRetry, watchPolicies, 1_000, 10_000);
+    this(
+        lifecycle,
+        adoptionGrace,
+        adoptionRetry,
+        watchPolicies,
+        1_000,
+        10_000,
+        DEFAULT_ADOPTION_KINDS);
   }
 
   private KyvernoInput(
@@ -53,13 +95,15 @@ public final class KyvernoInput {
       Duration adoptionRetry,
       boolean watchPolicies,
       int maxAwaitingPerNamespace,
-      int maxAwaiting) {
+      int maxAwaiting,
+      Set<String> adoptionKinds) {
     this.lifecycle = lifecycle;
     this.adoptionGrace = adoptionGrace;
     this.adoptionRetry = adoptionRetry;
     this.watchPolicies = watchPolicies;
     this.maxAwaitingPerNamespace = maxAwaitingPerNamespace;
     this.maxAwaiting = maxAwaiting;
+    this.adoptionKinds = adoptionKinds;
   }
 
   /**
@@ -88,7 +132,8 @@ public final class KyvernoInput {
         adoptionRetry,
         watchPolicies,
         maxAwaitingPerNamespace,
-        maxAwaiting);
+        maxAwaiting,
+        adoptionKinds);
   }
 
   /** How often a report awaiting adoption looks for its resource again; 10 seconds by default. */
@@ -99,7 +144,8 @@ public final class KyvernoInput {
         positive("adoptionRetry", retry),
         watchPolicies,
         maxAwaitingPerNamespace,
-        maxAwaiting);
+        maxAwaiting,
+        adoptionKinds);
   }
 
   /**
@@ -113,7 +159,13 @@ public final class KyvernoInput {
    */
   public KyvernoInput withPolicyWatch(boolean watch) {
     return new KyvernoInput(
-        lifecycle, adoptionGrace, adoptionRetry, watch, maxAwaitingPerNamespace, maxAwaiting);
+        lifecycle,
+        adoptionGrace,
+        adoptionRetry,
+        watch,
+        maxAwaitingPerNamespace,
+        maxAwaiting,
+        adoptionKinds);
   }
 
   /**
@@ -130,7 +182,7 @@ public final class KyvernoInput {
           "maxAwaitingAdoption must be at least 1, was " + perNamespace + " and " + total);
     }
     return new KyvernoInput(
-        lifecycle, adoptionGrace, adoptionRetry, watchPolicies, perNamespace, total);
+        lifecycle, adoptionGrace, adoptionRetry, watchPolicies, perNamespace, total, adoptionKinds);
   }
 
   /** At most this many reports await adoption in one namespace. */
@@ -141,6 +193,52 @@ public final class KyvernoInput {
   /** At most this many reports await adoption in all. */
   public int maxAwaitingAdoption() {
     return maxAwaiting;
+  }
+
+  /**
+   * The resources the aggregator may read, by name and for their metadata only, to learn the uid of
+   * what an admission report names (adoption) and whether the resource of a vanished report is
+   * gone: each {@code <plural>} for the core group or {@code <plural>.<group>}, as {@code kubectl}
+   * and RBAC name them ({@code pods}, {@code deployments.apps}, {@code widgets.example.com}).
+   * {@link #DEFAULT_ADOPTION_KINDS} by default. A report about any other resource is never looked
+   * up: it waits for its uid and is deleted after the adoption grace, with a WARN line naming the
+   * kind and {@code TallyMetrics.resourceLookupSkipped}. The aggregator's role must grant {@code
+   * get} on each of them (deploy/kyverno/README.md says how to extend both).
+   *
+   * @throws IllegalArgumentException naming the entry that is not a resource name
+   */
+  public KyvernoInput withAdoptionKinds(Set<String> kinds) {
+    Objects.requireNonNull(kinds, "adoptionKinds");
+    Set<String> checked = new TreeSet<>();
+    for (String k : kinds) {
+      String kind = Objects.requireNonNull(k, "adoptionKinds entry").trim();
+      if (!RESOURCE.matcher(kind).matches() || !kind.equals(kind.toLowerCase(Locale.ROOT))) {
+        throw new IllegalArgumentException(
+            "adoptionKinds: '"
+                + k
+                + "' is not a resource: expected <plural> or <plural>.<group>, lower case,"
+                + " such as pods or deployments.apps");
+      }
+      checked.add(kind);
+    }
+    return new KyvernoInput(
+        lifecycle,
+        adoptionGrace,
+        adoptionRetry,
+        watchPolicies,
+        maxAwaitingPerNamespace,
+        maxAwaiting,
+        Set.copyOf(checked));
+  }
+
+  /** See {@link #withAdoptionKinds}. */
+  public Set<String> adoptionKinds() {
+    return adoptionKinds;
+  }
+
+  /** Whether {@code plural} of {@code group} ("" for the core group) may be read. */
+  public boolean mayRead(String group, String plural) {
+    return adoptionKinds.contains(group.isEmpty() ? plural : plural + "." + group);
   }
 
   public boolean watchesPolicies() {

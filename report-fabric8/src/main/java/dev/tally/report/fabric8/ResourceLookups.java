@@ -1,0 +1,246 @@
+package dev.tally.report.fabric8;
+
+import dev.tally.report.api.Subject;
+import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.kyverno.KyvernoInput;
+import io.fabric8.kubernetes.api.model.APIResource;
+import io.fabric8.kubernetes.api.model.APIResourceList;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.net.HttpURLConnection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads the uid of one resource a Kyverno report names, for adoption and for the gone-check of
+ * {@link IntermediateReports}. The names come from reports a namespace admin may write, so it reads
+ * as little as it can: one GET by name, of the metadata only ({@code PartialObjectMetadata}, asked
+ * for with the {@code Accept} header; fabric8 7.x has no call for it, so the request is made on the
+ * client's own HTTP client, with its authentication), and only of the resources of {@link
+ * KyvernoInput#adoptionKinds()}, which the aggregator's role may read. Anything else is never asked
+ * for. A failure is never "not found": only the server's 404 for that object is.
+ *
+ * <p>The plural of a kind comes from the report's label when it names one, else from discovery (one
+ * request per group/version and term, and only for a group some adoption kind is in). Confined to
+ * the aggregator thread.
+ */
+final class ResourceLookups {
+  /** The media type of a metadata-only answer. */
+  static final String METADATA_ONLY =
+      "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+  /** A name or namespace that is one path segment and nothing else. */
+  private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]*");
+
+  /** What a lookup found. */
+  sealed interface Outcome {
+    /** The resource exists, with this uid. */
+    record Found(String uid) implements Outcome {}
+
+    /** The server said the object does not exist (404 for the object itself). */
+    record Absent() implements Outcome {}
+
+    /** Not asked: {@code resource} is not among the adoption kinds. */
+    record Skipped(String resource) implements Outcome {}
+
+    /** The request failed (refused, a kind not served, retries exhausted): nothing is known. */
+    record Failed(String resource, String cause) implements Outcome {}
+  }
+
+  private final KubernetesClient client;
+  private final ApiCalls calls;
+  private final KyvernoInput settings;
+
+  /** Kind to plural, by group/version, as discovery answered in this term. */
+  private final Map<String, Map<String, String>> discovered = new HashMap<>();
+
+  ResourceLookups(KubernetesClient client, ApiCalls calls, KyvernoInput settings) {
+    this.client = client;
+    this.calls = calls;
+    this.settings = settings;
+  }
+
+  /** Forgets what discovery said: a new term asks again. */
+  void clear() {
+    discovered.clear();
+  }
+
+  /**
+   * The uid of the resource {@code subject} names.
+   *
+   * @param plural the resource's plural when the report names it, else null (then discovery)
+   */
+  Outcome uidOf(Subject subject, @Nullable String plural) {
+    String apiVersion = subject.apiVersion().isEmpty() ? "v1" : subject.apiVersion();
+    int slash = apiVersion.indexOf('/');
+    String group = slash < 0 ? "" : apiVersion.substring(0, slash);
+    if (!SEGMENT.matcher(subject.name()).matches()
+        || (!subject.namespace().isEmpty() && !SEGMENT.matcher(subject.namespace()).matches())
+        || !SEGMENT.matcher(apiVersion.replace('/', '.')).matches()) {
+      return new Outcome.Absent(); // no object can have that name
+    }
+    String resource;
+    if (plural != null && !plural.isEmpty()) {
+      resource = plural;
+    } else {
+      if (settings.adoptionKinds().stream().noneMatch(k -> groupOf(k).equals(group))) {
+        return new Outcome.Skipped(
+            display(subject.kind().toLowerCase(java.util.Locale.ROOT), group));
+      }
+      try {
+        resource = discover(apiVersion, subject.kind()).orElse(null);
+      } catch (KubernetesClientException e) {
+        return new Outcome.Failed(
+            display(subject.kind(), group),
+            "discovery of " + apiVersion + ": " + RequestFailedException.rootCause(e));
+      }
+      if (resource == null) {
+        return new Outcome.Failed(
+            display(subject.kind(), group),
+            "the server does not serve the kind " + subject.kind() + " at " + apiVersion);
+      }
+    }
+    String shown = display(resource, group);
+    if (!settings.mayRead(group, resource)) {
+      return new Outcome.Skipped(shown);
+    }
+    String path =
+        base(apiVersion)
+            + (subject.namespace().isEmpty() ? "" : "/namespaces/" + subject.namespace())
+            + "/"
+            + resource
+            + "/"
+            + subject.name();
+    String what =
+        "get metadata of "
+            + shown
+            + " "
+            + (subject.namespace().isEmpty() ? "" : subject.namespace() + "/")
+            + subject.name();
+    try {
+      Optional<String> uid = calls.call(what, () -> readMetadata(what, path));
+      return uid.<Outcome>map(Outcome.Found::new).orElseGet(Outcome.Absent::new);
+    } catch (KubernetesClientException e) {
+      return new Outcome.Failed(shown, RequestFailedException.rootCause(e));
+    }
+  }
+
+  /** {@code <plural>} or {@code <plural>.<group>}. */
+  static String display(String plural, String group) {
+    return group.isEmpty() ? plural : plural + "." + group;
+  }
+
+  private static String groupOf(String kind) {
+    int dot = kind.indexOf('.');
+    return dot < 0 ? "" : kind.substring(dot + 1);
+  }
+
+  private static String base(String apiVersion) {
+    return apiVersion.contains("/") ? "apis/" + apiVersion : "api/" + apiVersion;
+  }
+
+  /** The uid in a metadata-only answer; empty for the server's 404 about the object itself. */
+  private Optional<String> readMetadata(String what, String path) {
+    HttpResponse<String> response = get(what, path, METADATA_ONLY);
+    if (response.code() == HttpURLConnection.HTTP_NOT_FOUND) {
+      Status status = status(response);
+      if (status != null
+          && status.getDetails() != null
+          && status.getDetails().getName() != null
+          && !status.getDetails().getName().isEmpty()) {
+        return Optional.empty();
+      }
+      // no object named: the path itself is not served (a kind whose CRD is gone)
+      throw failure(what, response, status);
+    }
+    if (response.code() != HttpURLConnection.HTTP_OK) {
+      throw failure(what, response, status(response));
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, Object> object = SERIALIZATION.unmarshal(response.body(), Map.class);
+    Object metadata = object == null ? null : object.get("metadata");
+    Object uid = metadata instanceof Map<?, ?> m ? m.get("uid") : null;
+    return uid instanceof String s && !s.isEmpty() ? Optional.of(s) : Optional.empty();
+  }
+
+  /** The plural of {@code kind} at {@code apiVersion}, from discovery (cached for the term). */
+  private Optional<String> discover(String apiVersion, String kind) {
+    Map<String, String> kinds = discovered.get(apiVersion);
+    if (kinds == null) {
+      String what = "discover " + apiVersion;
+      kinds =
+          calls.call(
+              what,
+              () -> {
+                HttpResponse<String> response = get(what, base(apiVersion), "application/json");
+                Map<String, String> found = new HashMap<>();
+                if (response.code() == HttpURLConnection.HTTP_NOT_FOUND) {
+                  return found; // the group/version is not served
+                }
+                if (response.code() != HttpURLConnection.HTTP_OK) {
+                  throw failure(what, response, status(response));
+                }
+                APIResourceList list =
+                    SERIALIZATION.unmarshal(response.body(), APIResourceList.class);
+                for (APIResource r : list.getResources()) {
+                  if (r.getName() != null && !r.getName().contains("/")) {
+                    found.putIfAbsent(r.getKind(), r.getName());
+                  }
+                }
+                return found;
+              });
+      discovered.put(apiVersion, kinds);
+    }
+    return Optional.ofNullable(kinds.get(kind));
+  }
+
+  private HttpResponse<String> get(String what, String path, String accept) {
+    HttpClient http = client.getHttpClient();
+    String master = client.getMasterUrl().toString();
+    String url = (master.endsWith("/") ? master : master + "/") + path;
+    var request = http.newHttpRequestBuilder().uri(url).setHeader("Accept", accept).build();
+    long timeout = client.getConfiguration().getRequestTimeout();
+    try {
+      return http.sendAsync(request, String.class)
+          .get(timeout > 0 ? timeout : 10_000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ApiInterruptedException(what, e);
+    } catch (ExecutionException e) {
+      // no answer: a connection error, retried like any other
+      throw new KubernetesClientException(what + ": " + RequestFailedException.rootCause(e), e);
+    } catch (TimeoutException e) {
+      throw new KubernetesClientException(what + ": no answer within " + timeout + " ms", e);
+    }
+  }
+
+  private static @Nullable Status status(HttpResponse<String> response) {
+    try {
+      String body = response.body();
+      return body == null || body.isBlank() ? null : SERIALIZATION.unmarshal(body, Status.class);
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static KubernetesClientException failure(
+      String what, HttpResponse<String> response, @Nullable Status status) {
+    String reason =
+        status != null && status.getMessage() != null
+            ? status.getMessage()
+            : "HTTP " + response.code();
+    return new KubernetesClientException(what + ": " + reason, response.code(), status);
+  }
+}
