@@ -76,6 +76,15 @@ public final class Options {
                   + " appear before it is deleted; default 2m",
               false),
           new Flag(
+              "--adoption-kinds",
+              "LIST",
+              "with --input kyverno, the resources the aggregator may read (by name, metadata"
+                  + " only) to adopt an admission report and to see whether a resource is gone,"
+                  + " comma-separated, as <plural> or <plural>.<group>; default: "
+                  + String.join(",", KyvernoInput.DEFAULT_ADOPTION_KINDS.stream().sorted().toList())
+                  + ". Its role must grant get on each (deploy/kyverno/README.md)",
+              false),
+          new Flag(
               "--grouping",
               "NAME",
               "which aggregate results go to: per-namespace (one report per namespace, the"
@@ -254,7 +263,8 @@ public final class Options {
               "--intermediate-reports",
               "--adoption-grace",
               "--max-awaiting-adoption",
-              "--max-awaiting-adoption-per-namespace")) {
+              "--max-awaiting-adoption-per-namespace",
+              "--adoption-kinds")) {
         if (v.containsKey(flag)) {
           throw new UsageException(flag, "applies only with --input kyverno");
         }
@@ -291,6 +301,22 @@ public final class Options {
                   Integer::parseInt,
                   1,
                   Integer.MAX_VALUE));
+    }
+    if (v.containsKey("--adoption-kinds")) {
+      String list = v.get("--adoption-kinds");
+      java.util.Set<String> kinds = new java.util.LinkedHashSet<>();
+      for (String kind : list.split(",", -1)) {
+        if (kind.isBlank()) {
+          throw new UsageException(
+              "--adoption-kinds", "an empty entry in '" + list + "' (comma-separated resources)");
+        }
+        kinds.add(kind.trim());
+      }
+      try {
+        k = k.withAdoptionKinds(kinds);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--adoption-kinds", e.getMessage());
+      }
     }
     kyverno = kyvernoInput ? k : null;
     groupingName = v.getOrDefault("--grouping", kyvernoInput ? "kyverno" : "per-namespace");

@@ -23,6 +23,7 @@ class OptionsTest {
           "--input",
           "--intermediate-reports",
           "--adoption-grace",
+          "--adoption-kinds",
           "--grouping",
           "--format",
           "--server-side-apply",
@@ -120,6 +121,27 @@ class OptionsTest {
             "--intermediate-reports: unknown lifecycle 'sometimes', expected delete or keep");
     assertThat(refusal("--input", "kyverno", "--grouping", "per-namespace"))
         .startsWith("--grouping: must be kyverno with --input kyverno and --intermediate-reports");
+  }
+
+  @Test
+  void adoptionKindsDefaultToTheShippedRolesAndAreReadFromTheFlag() {
+    assertThat(Options.parse("--input", "kyverno").kyverno.adoptionKinds())
+        .isEqualTo(KyvernoInput.DEFAULT_ADOPTION_KINDS)
+        .contains("pods", "deployments.apps", "jobs.batch", "namespaces")
+        .doesNotContain("secrets");
+    assertThat(
+            Options.parse("--input=kyverno", "--adoption-kinds=pods, widgets.example.com")
+                .kyverno
+                .adoptionKinds())
+        .containsExactlyInAnyOrder("pods", "widgets.example.com");
+    assertThat(refusal("--adoption-kinds", "pods"))
+        .isEqualTo("--adoption-kinds: applies only with --input kyverno");
+    assertThat(refusal("--input=kyverno", "--adoption-kinds=pods,,services"))
+        .startsWith("--adoption-kinds: an empty entry in 'pods,,services'");
+    assertThat(refusal("--input=kyverno", "--adoption-kinds=Pods"))
+        .startsWith("--adoption-kinds: adoptionKinds: 'Pods' is not a resource");
+    assertThat(refusal("--input=kyverno", "--adoption-kinds=pods/exec"))
+        .startsWith("--adoption-kinds: adoptionKinds: 'pods/exec' is not a resource");
   }
 
   private static String refusal(String... args) {
