@@ -283,6 +283,11 @@ final class IntermediateReports {
             failures);
         continue;
       }
+      if (w.failures() > 0) {
+        // an answer at last: the next failure backs off from the start again
+        w = new Waiting(w.object(), w.subject(), w.since(), 0, Instant.MIN, w.skipNoted());
+        waiting.put(key, w);
+      }
       if (outcome instanceof ResourceLookups.Outcome.Skipped skipped && !w.skipNoted()) {
         w = new Waiting(w.object(), w.subject(), w.since(), 0, Instant.MIN, true);
         waiting.put(key, w);
