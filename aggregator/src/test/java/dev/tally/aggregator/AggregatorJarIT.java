@@ -34,9 +34,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code java -jar tally-aggregator.jar --kubeconfig …} against the real control plane, as a
- * service account bound only to the shipped ClusterRole {@code tally-aggregator}: it aggregates
- * what a producer (bound only to {@code tally-producer}) publishes, its metrics move with the
- * writes, its probes answer, and SIGTERM stops it with exit 0 and the Lease released.
+ * service account bound as deploy/ binds it (the shipped ClusterRole {@code tally-aggregator}
+ * cluster-wide, {@code tally-aggregator-lease} in the Lease's namespace only): it aggregates what a
+ * producer (bound only to {@code tally-producer}) publishes, its metrics move with the writes, its
+ * probes answer, and SIGTERM stops it with exit 0 and the Lease released.
  */
 @ExtendWith(RealKubernetes.class)
 class AggregatorJarIT {
@@ -49,6 +50,8 @@ class AggregatorJarIT {
     awaitReportKindsServed(admin);
     KubernetesClient producer = cluster.serviceAccount("producer", "tally-producer");
     KubernetesClient aggregatorAccount = cluster.serviceAccount("aggregator", "tally-aggregator");
+    // as deploy/31-clusterrolebinding.yaml: the Lease rights only in the Lease's namespace
+    bindInNamespace(admin, ns, "aggregator", "tally-aggregator-lease");
     Path kubeconfig =
         kubeconfigFor(cluster, aggregatorAccount, dir.resolve("aggregator.kubeconfig"));
     int port = freePort();
@@ -201,6 +204,29 @@ class AggregatorJarIT {
             "    namespace: " + cluster.namespace(),
             "current-context: tally-aggregator",
             ""));
+  }
+
+  /** A RoleBinding of {@code clusterRole} to the test's service account, in {@code ns} only. */
+  static void bindInNamespace(
+      KubernetesClient admin, String ns, String account, String clusterRole) {
+    admin
+        .rbac()
+        .roleBindings()
+        .inNamespace(ns)
+        .resource(
+            new io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder()
+                .withNewMetadata()
+                .withName(account + "-" + clusterRole)
+                .withNamespace(ns)
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", clusterRole)
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(account)
+                .withNamespace(ns)
+                .endSubject()
+                .build())
+        .create();
   }
 
   static void applyFromDeploy(KubernetesClient admin, String file) throws IOException {

@@ -43,11 +43,13 @@ class DeployManifestsIT {
             "CustomResourceDefinition",
             "CustomResourceDefinition",
             "ClusterRole", // tally-aggregator
+            "ClusterRole", // tally-aggregator-lease
             "ClusterRole", // tally-producer
             "ClusterRole", // tally-audit-member
             "ClusterRole", // tally-audit-coordination
             "ServiceAccount",
             "ClusterRoleBinding",
+            "RoleBinding", // the Lease's, in tally-system only
             "Deployment");
     try {
       for (GenericKubernetesResource m : manifests) {
@@ -78,6 +80,35 @@ class DeployManifestsIT {
               deployment.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsNonRoot())
           .isTrue();
       assertThat(container.getArgs()).allSatisfy(arg -> Options.parse(arg));
+      // the Lease rights are bound in the aggregator's namespace only, for the Lease it uses
+      var clusterBinding = admin.rbac().clusterRoleBindings().withName("tally-aggregator").get();
+      assertThat(clusterBinding.getRoleRef().getName()).isEqualTo("tally-aggregator");
+      var leaseBinding =
+          admin
+              .rbac()
+              .roleBindings()
+              .inNamespace("tally-system")
+              .withName("tally-aggregator-lease")
+              .get();
+      assertThat(leaseBinding.getRoleRef().getName()).isEqualTo("tally-aggregator-lease");
+      assertThat(leaseBinding.getSubjects())
+          .singleElement()
+          .satisfies(
+              subject -> {
+                assertThat(subject.getName())
+                    .isEqualTo(
+                        deployment.getSpec().getTemplate().getSpec().getServiceAccountName());
+                assertThat(subject.getNamespace()).isEqualTo("tally-system");
+              });
+      GenericKubernetesResource leaseRole =
+          manifests.stream()
+              .filter(m -> m.getMetadata().getName().equals("tally-aggregator-lease"))
+              .findFirst()
+              .orElseThrow();
+      String leaseName = Options.parse(container.getArgs().toArray(String[]::new)).leaseName;
+      assertThat(Serialization.asYaml(leaseRole.getAdditionalProperties().get("rules")))
+          .as("the only name the lease role grants")
+          .contains("resourceNames", leaseName);
       assertThat(Options.parse(container.getArgs().toArray(String[]::new)).httpPort)
           .isEqualTo(container.getPorts().get(0).getContainerPort());
     } finally {

@@ -184,17 +184,25 @@ class KyvernoDeployManifestsIT {
   /** What the ServiceAccount may do, asked of the server's authorizer. */
   private static void checkRules(KubernetesClient admin, String team) {
     List<String> wrong = new ArrayList<>();
-    // Kyverno's intermediate reports: read, adopt (owner reference), delete; never create
-    for (String verb : List.of("get", "list", "watch", "update", "patch", "delete")) {
+    // Kyverno's intermediate reports: read (informers), adopt (owner reference), delete; never
+    // create, never get or patch (nothing reads or patches them by name)
+    for (String verb : List.of("list", "watch", "update", "delete")) {
       expect(admin, wrong, true, verb, "reports.kyverno.io", "ephemeralreports", team, null);
       expect(admin, wrong, true, verb, "reports.kyverno.io", "clusterephemeralreports", null, null);
     }
+    for (String verb : List.of("get", "patch")) {
+      expect(admin, wrong, false, verb, "reports.kyverno.io", "ephemeralreports", team, null);
+      expect(
+          admin, wrong, false, verb, "reports.kyverno.io", "clusterephemeralreports", null, null);
+    }
     expect(admin, wrong, true, "list", "reports.kyverno.io", "ephemeralreports", null, null);
-    for (String verb : List.of("get", "list", "watch")) {
+    for (String verb : List.of("list", "watch")) {
       expect(admin, wrong, true, verb, "kyverno.io", "clusterpolicies", null, null);
       expect(admin, wrong, true, verb, "kyverno.io", "policies", team, null);
       expect(admin, wrong, true, verb, "policies.kyverno.io", "validatingpolicies", null, null);
     }
+    expect(admin, wrong, false, "get", "kyverno.io", "clusterpolicies", null, "p");
+    expect(admin, wrong, false, "list", "policies.kyverno.io", "policyexceptions", null, null);
     expect(admin, wrong, false, "update", "kyverno.io", "clusterpolicies", null, null);
     expect(admin, wrong, true, "watch", "reports.kyverno.io", "ephemeralreports", null, null);
     expect(admin, wrong, false, "create", "reports.kyverno.io", "ephemeralreports", team, null);
@@ -210,20 +218,19 @@ class KyvernoDeployManifestsIT {
         team,
         null);
     // the reports, in both formats
-    for (String verb : List.of("get", "list", "watch", "create", "update", "patch", "delete")) {
+    for (String verb : List.of("get", "list", "create", "update", "patch", "delete")) {
       expect(admin, wrong, true, verb, "wgpolicyk8s.io", "policyreports", team, null);
       expect(admin, wrong, true, verb, "wgpolicyk8s.io", "clusterpolicyreports", null, null);
       expect(admin, wrong, true, verb, "openreports.io", "reports", team, null);
       expect(admin, wrong, true, verb, "openreports.io", "clusterreports", null, null);
     }
     expect(admin, wrong, false, "deletecollection", "wgpolicyk8s.io", "policyreports", team, null);
-    // events
-    for (String group : List.of("", "events.k8s.io")) {
-      expect(admin, wrong, true, "create", group, "events", team, null);
-      expect(admin, wrong, true, "patch", group, "events", team, null);
-      expect(admin, wrong, false, "delete", group, "events", team, null);
-      expect(admin, wrong, false, "list", group, "events", team, null);
+    // events: created, in the core group only
+    expect(admin, wrong, true, "create", "", "events", team, null);
+    for (String verb : List.of("patch", "delete", "list")) {
+      expect(admin, wrong, false, verb, "", "events", team, null);
     }
+    expect(admin, wrong, false, "create", "events.k8s.io", "events", team, null);
     // the Lease: create in its namespace, renew only its own; nothing elsewhere
     expect(admin, wrong, true, "create", "coordination.k8s.io", "leases", NS, null);
     for (String verb : List.of("get", "update", "patch")) {
@@ -260,15 +267,21 @@ class KyvernoDeployManifestsIT {
         "kube-system",
         "kube-controller-manager");
     expect(admin, wrong, false, "create", "coordination.k8s.io", "leases", team, null);
-    // adoption: get, by name, any resource of any kind; never list, watch or write them
+    // adoption: get, by name, the adoption kinds only; never list, watch or write them, never a
+    // Secret, a subresource or a kind outside the list
     expect(admin, wrong, true, "get", "", "pods", team, "web-0");
     expect(admin, wrong, true, "get", "apps", "deployments", team, "web");
     expect(admin, wrong, true, "get", "", "namespaces", null, team);
-    expect(admin, wrong, true, "get", "example.com", "widgets", team, "w");
+    expect(admin, wrong, false, "get", "example.com", "widgets", team, "w");
     for (String verb : List.of("list", "watch", "create", "update", "patch", "delete")) {
       expect(admin, wrong, false, verb, "", "pods", team, null);
     }
+    expect(admin, wrong, false, "get", "", "secrets", team, "db");
     expect(admin, wrong, false, "list", "", "secrets", team, null);
+    expect(admin, wrong, false, "get", "", "nodes/proxy", null, "node-1");
+    expect(admin, wrong, false, "create", "", "nodes/proxy", null, "node-1");
+    expect(admin, wrong, false, "create", "", "pods/exec", team, "web-0");
+    expect(admin, wrong, false, "get", "", "pods/log", team, "web-0");
     expect(admin, wrong, false, "list", "apps", "deployments", null, null);
     expect(admin, wrong, false, "delete", "", "namespaces", null, team);
     // Tally's own intermediate reports are not this aggregator's
@@ -388,23 +401,23 @@ class KyvernoDeployManifestsIT {
       // adoption: read the resource to learn its uid, then own the report by it
       Pod read = aggregator.pods().inNamespace(team).withName("web-0").get();
       assertThat(read.getMetadata().getUid()).isEqualTo(pod.getMetadata().getUid());
-      GenericKubernetesResource adopted =
-          reports
-              .inNamespace(team)
-              .withName(report.getMetadata().getName())
-              .edit(
-                  r -> {
-                    r.getMetadata()
-                        .setOwnerReferences(
-                            List.of(
-                                new OwnerReferenceBuilder()
-                                    .withApiVersion("v1")
-                                    .withKind("Pod")
-                                    .withName("web-0")
-                                    .withUid(read.getMetadata().getUid())
-                                    .build()));
-                    return r;
-                  });
+      // an update at the version listed, as the aggregator writes it (no get, no patch)
+      GenericKubernetesResource listed =
+          reports.inNamespace(team).list().getItems().stream()
+              .filter(r -> r.getMetadata().getName().equals(report.getMetadata().getName()))
+              .findFirst()
+              .orElseThrow();
+      listed
+          .getMetadata()
+          .setOwnerReferences(
+              List.of(
+                  new OwnerReferenceBuilder()
+                      .withApiVersion("v1")
+                      .withKind("Pod")
+                      .withName("web-0")
+                      .withUid(read.getMetadata().getUid())
+                      .build()));
+      GenericKubernetesResource adopted = reports.inNamespace(team).resource(listed).update();
       assertThat(adopted.getMetadata().getOwnerReferences()).hasSize(1);
       assertThat(reports.inNamespace(team).withName(report.getMetadata().getName()).delete())
           .isNotEmpty();

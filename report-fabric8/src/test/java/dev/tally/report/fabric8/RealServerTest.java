@@ -267,8 +267,10 @@ class RealServerTest {
     String ns = cluster.namespace();
     Subject first = subject(admin, ns, "first");
     Subject second = subject(admin, ns, "second");
-    KubernetesClient clientA = cluster.serviceAccount("replica-a", "tally-aggregator");
-    KubernetesClient clientB = cluster.serviceAccount("replica-b", "tally-aggregator");
+    KubernetesClient clientA =
+        cluster.serviceAccount("replica-a", "tally-aggregator", "tally-aggregator-lease");
+    KubernetesClient clientB =
+        cluster.serviceAccount("replica-b", "tally-aggregator", "tally-aggregator-lease");
     long mark = RealServer.auditLines(cluster);
     try (PartialReportPublisher publisher = PartialReportPublisher.builder(admin).build()) {
       AggregatorController a = elected(clientA, ns, "replica-a");
