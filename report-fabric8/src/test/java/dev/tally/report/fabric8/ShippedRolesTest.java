@@ -441,6 +441,20 @@ class ShippedRolesTest {
           } // close: releases the Lease with an update
         }
       }
+      // a report the producer wrote before this publisher's time: created again, it reads it
+      Subject web = RealServer.subject(admin, ns, "web");
+      PartialReport earlier =
+          PartialReport.builder()
+              .producer("webhook")
+              .subject(web)
+              .results(List.of(RealServer.fail("require-labels")))
+              .observedAt(Timestamp.ofSeconds(T0 - 100))
+              .build();
+      admin
+          .resource(
+              ReportCodec.encodePartial(earlier, PartialReportPublisher.objectName("webhook", web)))
+          .create();
+      publish(publisher, "webhook", web, ResultStatus.PASS, T0);
       // a producer's reports whose subjects never appear: adoption lists and deletes them
       publish(
           publisher, "webhook", Subject.of("v1", "Pod", ns, "never", ""), ResultStatus.FAIL, T0);
@@ -466,6 +480,10 @@ class ShippedRolesTest {
   private void kyvernoAggregator(KubernetesClient admin, String ns, KubernetesClient account)
       throws Exception {
     var namespace = admin.namespaces().withName(ns).get();
+    // the policies the reports name exist (the policy watch hides the results of others)
+    for (String policy : List.of("require-labels", "require-ns-owner")) {
+      KyvernoPolicyWatchTest.create(admin, KyvernoPolicyWatchTest.clusterPolicy(policy));
+    }
     int run = 0;
     for (boolean keep : new boolean[] {false, true}) {
       for (ReportFormat format : ReportFormat.values()) {
@@ -585,10 +603,25 @@ class ShippedRolesTest {
                 Duration.ofSeconds(60));
             admin.resource(admission).delete();
             admin.resource(clusterAdmission).delete();
+            // the namespace's last report goes: so does its per-resource report
+            admin.resource(clusterReport).delete();
+            Await.until(
+                "Kyverno run " + run + " deleted the namespace's report",
+                () ->
+                    read(admin, kyvernoRef(format, "", namespace.getMetadata().getUid())) == null);
           } else {
             Await.until(
                 "Kyverno run " + run + " deleted the merged cluster report",
                 () -> admin.resource(clusterReport).get() == null);
+            // a later scan of the namespace: its report is updated
+            int updates = metrics.writes.getOrDefault("update", 0);
+            admin
+                .resource(RealKyvernoTest.clusterBackgroundReport(namespace, T0 + run + 100))
+                .create();
+            Await.until(
+                "Kyverno run " + run + " rewrote the namespace's report",
+                () -> metrics.writes.getOrDefault("update", 0) > updates);
+            RealKyvernoTest.awaitNoIntermediateReports(admin, ns);
           }
           if (run == 1) {
             rejectedIntermediateReport(admin, ns);
@@ -1006,7 +1039,9 @@ class ShippedRolesTest {
             .observedAt(Timestamp.ofSeconds(T0))
             .build());
     AggregateReport report = aggregator.aggregates().get(0);
-    return admin.resource(ReportCodec.encode(report)).create();
+    var resource = ReportCodec.encode(report);
+    resource.getMetadata().setOwnerReferences(null); // else the garbage collector takes it
+    return admin.resource(resource).create();
   }
 
   private static void deletePartials(KubernetesClient admin, String ns, String producer) {
