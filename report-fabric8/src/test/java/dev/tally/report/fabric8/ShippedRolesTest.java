@@ -87,6 +87,9 @@ class ShippedRolesTest {
   private static final String READER = "tally-roles-test-podtemplate-reader";
   private static final long T0 = 1_900_000_000L;
 
+  /** The scenario's times are in 2030, as RealKyvernoTest's: the aggregators accept them. */
+  private static final Duration SCENARIO_SKEW = Duration.ofDays(36_500);
+
   /** One verb a role grants on one resource (and one name, for a named rule). */
   record Grant(String role, String group, String resource, String verb, @Nullable String name) {
     @Override
@@ -403,6 +406,8 @@ class ShippedRolesTest {
                               .format(format)
                               .build())
                   .flushWindow(Duration.ZERO)
+                  .maxClockSkew(SCENARIO_SKEW)
+                  .maxClockSkew(SCENARIO_SKEW)
                   .serverSideApply(ssa)
                   .metrics(metrics)
                   .leaderElection(
@@ -510,6 +515,7 @@ class ShippedRolesTest {
                             .build())
                 .input(input)
                 .flushWindow(Duration.ZERO)
+                .maxClockSkew(SCENARIO_SKEW)
                 .serverSideApply(ssa)
                 .metrics(metrics)
                 .leaderElection(
