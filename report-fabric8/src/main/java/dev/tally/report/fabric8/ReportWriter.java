@@ -268,16 +268,27 @@ final class ReportWriter {
     }
   }
 
+  /**
+   * Server-side apply over the object as just read, with its resourceVersion as a precondition: the
+   * server refuses with 409 if it changed since (the same guarantee as an update; a bare apply
+   * would write over whatever is there, even a newer leader's write). An object that is not there
+   * is created instead (an apply has no "must not exist" precondition): a create fails with 409 if
+   * it appeared meanwhile.
+   */
   private Verdict apply(AggregateReport report) {
     ReportRef ref = report.ref();
     @Nullable AggregateResource existing = get(ref);
-    if (existing != null && !owned(existing)) {
+    if (existing == null) {
+      return create(report);
+    }
+    if (!owned(existing)) {
       return refuse(ref);
     }
-    if (existing != null && sameContent(existing, report)) {
+    if (sameContent(existing, report)) {
       return Verdict.SUPPRESSED;
     }
     AggregateResource desired = ReportCodec.encode(report);
+    desired.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
     try {
       AggregateResource applied =
           calls.call(

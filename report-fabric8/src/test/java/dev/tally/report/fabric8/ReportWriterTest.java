@@ -243,24 +243,43 @@ class ReportWriterTest {
         .isEqualTo(report("r1", "h1", ResultStatus.FAIL));
   }
 
+  /**
+   * Server-side apply never writes over what it did not read: an object that exists is applied with
+   * the resourceVersion just read as a precondition (409 if it changed since, as an update), and
+   * one that is absent is created (a create fails if it appeared meanwhile), not applied blind.
+   */
   @Test
-  void serverSideApplyPatchesWithTallysFieldManager() {
+  void serverSideApplyPatchesWithTallysFieldManagerOverTheVersionRead() throws Exception {
     ReportWriter ssa = writer(true);
-    var applied = ReportCodec.encode(report("r1", "h1", ResultStatus.FAIL));
-    applied.getMetadata().setResourceVersion("7");
+    WriteOutcome created =
+        ssa.write(
+            new ChangeSet(List.of(new Change.Create(report("r1", "h1", ResultStatus.FAIL)))),
+            () -> true);
+    assertThat(created.written()).isEqualTo(1);
+    assertThat(server.getLastRequest().getMethod())
+        .as("an absent object is created")
+        .isEqualTo("POST");
+    String version = read("r1").getMetadata().getResourceVersion();
+
+    var applied = ReportCodec.encode(report("r1", "h2", ResultStatus.PASS));
+    applied.getMetadata().setResourceVersion(version + "1");
     server
         .expect()
         .patch()
         .withPath(PATH + "/r1?fieldManager=tally&force=true")
         .andReturn(200, applied)
         .once();
-
     WriteOutcome outcome =
         ssa.write(
-            new ChangeSet(List.of(new Change.Create(report("r1", "h1", ResultStatus.FAIL)))),
+            new ChangeSet(List.of(new Change.Update(report("r1", "h2", ResultStatus.PASS), "h1"))),
             () -> true);
 
     assertThat(outcome.written()).isEqualTo(1);
-    assertThat(metrics.writes).containsEntry("apply", 1);
+    var patch = server.getLastRequest();
+    assertThat(patch.getMethod()).isEqualTo("PATCH");
+    assertThat(patch.getBody().readUtf8())
+        .as("the applied object carries the resourceVersion read")
+        .contains("\"resourceVersion\":\"" + version + "\"");
+    assertThat(metrics.writes).containsEntry("create", 1).containsEntry("apply", 1);
   }
 }
