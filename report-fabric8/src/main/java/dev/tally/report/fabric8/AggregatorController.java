@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
@@ -58,9 +59,17 @@ public final class AggregatorController implements AutoCloseable {
   private final PartialReportFeed feed;
   private final @Nullable IntermediateReports intermediate;
   private final @Nullable KyvernoPolicyWatch policies;
+  private final LongSupplier nanoTicker;
+  private final Duration stallBound;
+  private final FreshnessTracker freshness;
+  private final CompletableFuture<Void> failure = new CompletableFuture<>();
 
   private volatile boolean leading;
   private volatile boolean closed;
+  private volatile boolean started;
+
+  /** When the periodic resync last ran (or the controller started). */
+  private volatile long periodicRanAt;
 
   private AggregatorController(Builder b) {
     this.aggregators = Objects.requireNonNull(b.aggregators, "aggregator");
@@ -69,9 +78,15 @@ public final class AggregatorController implements AutoCloseable {
     this.clock = b.clock;
     this.resyncPeriod = b.resyncPeriod;
     this.syncTimeout = b.syncTimeout;
+    this.nanoTicker = b.nanoTicker;
+    this.stallBound = b.stallBound;
+    this.periodicRanAt = b.nanoTicker.getAsLong();
+    this.freshness = new FreshnessTracker(b.nanoTicker);
+    b.metrics.freshness(this::freshness);
     ApiCalls calls = b.calls(random);
     // the thread and the ledger call the scheduler back, which needs both: through this
-    this.thread = new AggregatorThread(this::taskFailed);
+    this.thread = new AggregatorThread(this::taskFailed, this::fatal, b.nanoTicker);
+    calls.onProgress(thread::progress);
     FeedInput input = b.kyverno == null ? new TallyPartialsInput() : new KyvernoReportsInput();
     this.intermediate =
         b.kyverno == null
@@ -98,8 +113,18 @@ public final class AggregatorController implements AutoCloseable {
             b.flushWindow,
             () -> leading,
             () -> closed,
-            b.minResyncInterval);
-    this.feed = new PartialReportFeed(b.client, calls, input, thread, ledger, b.syncTimeout);
+            b.minResyncInterval,
+            this::leaseHeld,
+            freshness);
+    this.feed =
+        new PartialReportFeed(
+            b.client,
+            calls,
+            input,
+            thread,
+            ledger,
+            b.syncTimeout,
+            task -> freshness.input(task, scheduler::writeDue));
     this.policies =
         b.kyverno == null || !b.kyverno.watchesPolicies()
             ? null
@@ -120,7 +145,8 @@ public final class AggregatorController implements AutoCloseable {
                 () -> {
                   leading = false;
                   thread.submit(this::stepDown);
-                });
+                },
+                b.nanoTicker);
   }
 
   public static Builder builder(KubernetesClient client) {
@@ -143,10 +169,16 @@ public final class AggregatorController implements AutoCloseable {
     if ((elector != null && elector.running()) || leading) {
       return this;
     }
+    if (closed) {
+      throw new IllegalStateException(
+          thread.fatal() != null ? "stopped after a fatal error: " + thread.fatal() : "closed");
+    }
     if (elector != null) {
       elector.checkAccess();
     }
     feed.checkAccess();
+    periodicRanAt = nanoTicker.getAsLong();
+    started = true;
     if (policies != null) {
       startPolicyWatch(policies);
     }
@@ -186,6 +218,65 @@ public final class AggregatorController implements AutoCloseable {
   public CompletableFuture<Void> setLiveness(Liveness newLiveness) {
     Objects.requireNonNull(newLiveness, "liveness");
     return thread.run(() -> ledger.setLiveness(newLiveness));
+  }
+
+  /**
+   * Completes exceptionally with the {@link Error} (such as an {@link OutOfMemoryError}) that a
+   * task of the aggregator thread or one of its timers threw, once the controller has stopped for
+   * it: the state that task was changing is unknown, so the controller writes nothing more, closes
+   * itself (releasing the Lease, so that a standby takes over at once) and only then completes
+   * this. A program ends the process then, with a failure status ({@code tally-aggregator} exits
+   * 1), so that it is restarted; a library that keeps running has a closed controller. Completes
+   * normally when the controller is closed without such an error.
+   */
+  public CompletableFuture<Void> failure() {
+    return failure;
+  }
+
+  /**
+   * Why the aggregator thread or its periodic work is not alive, or empty while it is: the thread
+   * stopped after an {@link Error} (see {@link #failure()}); a task on it has shown no progress (no
+   * API request or backoff began, it did not end) for longer than the stall bound ({@link
+   * Builder#stallBound}); or, with a periodic resync, that resync has not run for its period plus
+   * the stall bound. A liveness probe answers from this ({@code /healthz} of {@code
+   * tally-aggregator}), so that a process whose controller froze is restarted.
+   */
+  public Optional<String> stalled() {
+    Error fatal = thread.fatal();
+    if (fatal != null) {
+      return Optional.of("the aggregator thread stopped after " + fatal);
+    }
+    Duration stuck = thread.stalledFor();
+    if (stuck.compareTo(stallBound) > 0) {
+      return Optional.of(
+          "a task of the aggregator thread has made no progress for "
+              + stuck
+              + " (the bound is "
+              + stallBound
+              + ")");
+    }
+    if (started && !closed && !resyncPeriod.isZero()) {
+      Duration since = Duration.ofNanos(Math.max(0, nanoTicker.getAsLong() - periodicRanAt));
+      if (since.compareTo(resyncPeriod.plus(stallBound)) > 0) {
+        return Optional.of(
+            "the periodic resync has not run for "
+                + since
+                + " (its period is "
+                + resyncPeriod
+                + ", the bound "
+                + stallBound
+                + " more)");
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * How fresh the aggregates are now; {@link Freshness#NOT_LEADING} on a replica that does not
+   * lead.
+   */
+  public Freshness freshness() {
+    return leading ? freshness.freshness() : Freshness.NOT_LEADING;
   }
 
   /** Whether this replica aggregates and writes now. */
@@ -234,6 +325,11 @@ public final class AggregatorController implements AutoCloseable {
    */
   @Override
   public void close() {
+    closeQuietly();
+    failure.complete(null);
+  }
+
+  private void closeQuietly() {
     closed = true;
     leading = false;
     if (policies != null) {
@@ -254,6 +350,7 @@ public final class AggregatorController implements AutoCloseable {
     }
     stepDown();
     leading = true;
+    freshness.term(true);
     ledger.begin(aggregators.get());
     try {
       feed.start();
@@ -278,6 +375,7 @@ public final class AggregatorController implements AutoCloseable {
 
   /** Ends the term: nothing more is written, the informers stop, the aggregator is dropped. */
   private void stepDown() {
+    freshness.term(false);
     scheduler.reset();
     feed.stop();
     ledger.end();
@@ -289,6 +387,7 @@ public final class AggregatorController implements AutoCloseable {
    * aggregates.
    */
   private void periodicResync() {
+    periodicRanAt = nanoTicker.getAsLong();
     ReportAggregator agg = ledger.aggregator();
     if (agg == null || !feed.running() || !leading) {
       return;
@@ -302,6 +401,34 @@ public final class AggregatorController implements AutoCloseable {
   /** The aggregator changed. */
   private void changed() {
     scheduler.scheduleFlush();
+  }
+
+  /**
+   * A task of the aggregator thread threw an {@link Error}: stop writing at once, then close (from
+   * another thread: closing waits for the aggregator thread) and report it through {@link
+   * #failure()}.
+   */
+  private void fatal(Error error) {
+    leading = false;
+    closed = true;
+    Thread closing =
+        new Thread(
+            () -> {
+              try {
+                closeQuietly();
+              } finally {
+                failure.completeExceptionally(error);
+              }
+            },
+            "tally-aggregator-fatal");
+    closing.setDaemon(true);
+    closing.start();
+  }
+
+  /** Whether, without leader election, always; with it, the Lease is known to be held still. */
+  private boolean leaseHeld() {
+    LeaderElector e = elector;
+    return e == null || e.withinRenewDeadline();
   }
 
   /** A task of the aggregator thread failed. */
@@ -324,6 +451,7 @@ public final class AggregatorController implements AutoCloseable {
     private Duration minResyncInterval = Duration.ofSeconds(30);
     private Duration syncTimeout = Duration.ofSeconds(60);
     private Duration maxClockSkew = ClockRule.DEFAULT_MAX_SKEW;
+    private Duration stallBound = Duration.ofMinutes(3);
     private boolean serverSideApply;
     private boolean emitEvents = true;
     private @Nullable LeaderElectionSettings election;
@@ -348,7 +476,10 @@ public final class AggregatorController implements AutoCloseable {
       return this;
     }
 
-    /** Measures flush durations. */
+    /**
+     * Measures flush durations, the heartbeat of the aggregator thread ({@link #stallBound}), the
+     * {@link Freshness} and the Lease's renew deadline.
+     */
     public Builder nanoTicker(LongSupplier nanoTicker) {
       this.nanoTicker = nanoTicker;
       return this;
@@ -384,6 +515,20 @@ public final class AggregatorController implements AutoCloseable {
      */
     public Builder minResyncInterval(Duration minResyncInterval) {
       this.minResyncInterval = Objects.requireNonNull(minResyncInterval, "minResyncInterval");
+      return this;
+    }
+
+    /**
+     * How long a task of the aggregator thread may show no progress (no API request or backoff
+     * begins, it does not end) before {@link #stalled()} says the controller is stuck; 3 minutes by
+     * default, more than one request's worst backoff (Retry-After is honoured up to a minute).
+     * Measured on the {@link #nanoTicker}.
+     */
+    public Builder stallBound(Duration stallBound) {
+      if (stallBound.isNegative() || stallBound.isZero()) {
+        throw new IllegalArgumentException("stallBound: must be positive, was " + stallBound);
+      }
+      this.stallBound = stallBound;
       return this;
     }
 

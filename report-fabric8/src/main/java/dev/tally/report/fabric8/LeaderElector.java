@@ -5,11 +5,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.Lock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +22,14 @@ import org.slf4j.LoggerFactory;
  * losing it (or failing to win it), and on close releases it: clears its holder if it is still this
  * replica. Says when this replica starts and stops leading through two callbacks, called from
  * fabric8's threads; it does not know what leading means.
+ *
+ * <p>It also knows, on its own clock, whether the Lease is still surely held: fabric8 says a leader
+ * stopped leading only once its renewal loop notices, which a process paused past the lease's
+ * duration (a long GC, a frozen container, a suspended VM) does only after it resumed, and a write
+ * could go out first. {@link #withinRenewDeadline()} is true only while less than the renew
+ * deadline has passed since the last renewal of this replica's holding began (the moment before its
+ * create or update of the Lease was sent, so never later than the server's view): the writer checks
+ * it before each write.
  */
 final class LeaderElector {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderElector.class);
@@ -29,8 +40,14 @@ final class LeaderElector {
   private final BooleanSupplier closed;
   private final Runnable startedLeading;
   private final Runnable stoppedLeading;
+  private final LongSupplier nanoTicker;
 
   private @Nullable Future<?> running;
+
+  /** When the last successful acquisition or renewal of this replica began; see renewed. */
+  private volatile long renewedAt;
+
+  private volatile boolean renewedOnce;
 
   LeaderElector(
       KubernetesClient client,
@@ -38,7 +55,9 @@ final class LeaderElector {
       LeaderElectionSettings settings,
       BooleanSupplier closed,
       Runnable startedLeading,
-      Runnable stoppedLeading) {
+      Runnable stoppedLeading,
+      LongSupplier nanoTicker) {
+    this.nanoTicker = nanoTicker;
     this.client = client;
     this.calls = calls;
     this.settings = settings;
@@ -81,7 +100,7 @@ final class LeaderElector {
     var config =
         new LeaderElectionConfigBuilder()
             .withName("tally-aggregator")
-            .withLock(new LeaseLock(e.namespace(), e.leaseName(), e.identity()))
+            .withLock(new RenewalsSeen(new LeaseLock(e.namespace(), e.leaseName(), e.identity())))
             .withLeaseDuration(e.leaseDuration())
             .withRenewDeadline(e.renewDeadline())
             .withRetryPeriod(e.retryPeriod())
@@ -116,6 +135,66 @@ final class LeaderElector {
                 CompletableFuture.delayedExecutor(e.retryPeriod().toNanos(), TimeUnit.NANOSECONDS));
           }
         });
+  }
+
+  /**
+   * Whether less than the renew deadline has passed since the last acquisition or renewal of the
+   * Lease by this replica began, on the elector's clock: false before the first, and from the
+   * moment a renewal is overdue (a pause past it) until the next one succeeds.
+   */
+  boolean withinRenewDeadline() {
+    return renewedOnce && nanoTicker.getAsLong() - renewedAt < settings.renewDeadline().toNanos();
+  }
+
+  /**
+   * The Lease lock, telling this elector of each acquisition or renewal by this replica that the
+   * server accepted. fabric8 writes the Lease only through {@link Lock#create} and {@link
+   * Lock#update}, with a record whose holder is this replica when it acquires or renews.
+   */
+  private final class RenewalsSeen implements Lock {
+    private final Lock lock;
+
+    RenewalsSeen(Lock lock) {
+      this.lock = lock;
+    }
+
+    @Override
+    public LeaderElectionRecord get(KubernetesClient kubernetes) {
+      return lock.get(kubernetes);
+    }
+
+    @Override
+    public void create(KubernetesClient kubernetes, LeaderElectionRecord record) {
+      long sent = nanoTicker.getAsLong();
+      lock.create(kubernetes, record);
+      renewed(record, sent);
+    }
+
+    @Override
+    public void update(KubernetesClient kubernetes, LeaderElectionRecord record) {
+      long sent = nanoTicker.getAsLong();
+      lock.update(kubernetes, record);
+      renewed(record, sent);
+    }
+
+    @Override
+    public String identity() {
+      return lock.identity();
+    }
+
+    @Override
+    public String describe() {
+      return lock.describe();
+    }
+
+    private void renewed(LeaderElectionRecord record, long sent) {
+      if (settings.identity().equals(record.getHolderIdentity())) {
+        renewedAt = sent;
+        renewedOnce = true;
+      } else {
+        renewedOnce = false;
+      }
+    }
   }
 
   /** Stops running for the Lease and, if it ran, releases it. Never throws. */

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +33,7 @@ final class PartialReportFeed {
   private final AggregatorThread thread;
   private final PartialReportLedger ledger;
   private final Duration syncTimeout;
+  private final UnaryOperator<Runnable> arrival;
 
   private @Nullable PartialReportSource source;
 
@@ -41,7 +43,9 @@ final class PartialReportFeed {
       FeedInput input,
       AggregatorThread thread,
       PartialReportLedger ledger,
-      Duration syncTimeout) {
+      Duration syncTimeout,
+      UnaryOperator<Runnable> arrival) {
+    this.arrival = arrival;
     this.client = client;
     this.calls = calls;
     this.input = input;
@@ -59,13 +63,16 @@ final class PartialReportFeed {
     input.checkAccess(client, calls);
   }
 
-  /** Starts the informers and waits until they synced; {@link #stop} stops them, synced or not. */
+  /**
+   * Starts the informers and waits until they synced; {@link #stop} stops them, synced or not. Each
+   * hand-over task goes through {@code arrival}, which stamps when it was handed over.
+   */
   void start() throws InterruptedException, TimeoutException {
     var src =
         new PartialReportSource(
             input.informers(client),
             handing(
-                thread::submit,
+                task -> thread.submit(arrival.apply(task)),
                 new PartialReportSource.Listener() {
                   @Override
                   public void upsert(HasMetadata resource) {

@@ -2,6 +2,7 @@ package dev.tally.report.fabric8;
 
 import dev.tally.report.api.ReportRef;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * Listens to what the adapter does, to feed whatever metrics library an operator uses. Every method
@@ -112,4 +113,10 @@ public interface TallyMetrics {
    * (what the aggregator's role may read).
    */
   default void resourceLookupSkipped(Lookup lookup) {}
+
+  /**
+   * Where to read a controller's {@link Freshness} at any time, for gauges: called once, when the
+   * controller is built. The supplier is cheap and thread-safe.
+   */
+  default void freshness(Supplier<Freshness> freshness) {}
 }

@@ -30,8 +30,11 @@ import org.slf4j.LoggerFactory;
  * resyncs are also at least {@code minResyncInterval} apart, the first of a term aside. The first
  * resync of a term that listed and diffed completes its rebuild.
  *
- * <p>Writes only while this replica leads and is not closed, checked before each object's write.
- * Confined to the aggregator thread; {@link #rebuilt()} may be read from any.
+ * <p>Writes only while this replica leads, is not closed and knows it still holds the Lease (its
+ * last renewal began less than the renew deadline ago), checked before each object's write. A flush
+ * stopped by the last alone (a pause past the deadline; the Lease may still be this replica's) is
+ * made good by a resync, which writes once a renewal succeeded. Confined to the aggregator thread;
+ * {@link #rebuilt()} may be read from any.
  */
 final class WriteScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(WriteScheduler.class);
@@ -50,6 +53,8 @@ final class WriteScheduler {
   private final BooleanSupplier leading;
   private final BooleanSupplier closed;
   private final Duration minResyncInterval;
+  private final BooleanSupplier leaseHeld;
+  private final FreshnessTracker freshness;
 
   private volatile boolean rebuilt;
   private boolean flushScheduled;
@@ -85,7 +90,11 @@ final class WriteScheduler {
       Duration flushWindow,
       BooleanSupplier leading,
       BooleanSupplier closed,
-      Duration minResyncInterval) {
+      Duration minResyncInterval,
+      BooleanSupplier leaseHeld,
+      FreshnessTracker freshness) {
+    this.leaseHeld = leaseHeld;
+    this.freshness = freshness;
     this.thread = thread;
     this.ledger = ledger;
     this.writer = writer;
@@ -113,6 +122,11 @@ final class WriteScheduler {
     lastResyncStart = null;
     toReread.clear();
     owed.clear();
+  }
+
+  /** Whether a flush or a resync is due: what the aggregator was fed is not written yet. */
+  boolean writeDue() {
+    return flushScheduled || resyncNeeded || !toReread.isEmpty();
   }
 
   /** The aggregator changed: flush at the end of the window, unless a flush is due already. */
@@ -143,15 +157,17 @@ final class WriteScheduler {
       }
     }
     long start = nanoTicker.getAsLong();
+    freshness.cut();
     ChangeSet changes = agg.flush();
     if (changes.isEmpty()) {
       ledger.written(changes); // what was applied is what was published already
+      freshness.written(false);
       return;
     }
     WriteOutcome outcome = writer.write(changes, this::mayWrite);
     metrics.flushed(changes.size(), Duration.ofNanos(nanoTicker.getAsLong() - start));
     LOG.debug("flushed {} changes: {}", changes.size(), outcome);
-    afterWrite(changes, outcome);
+    afterWrite(changes, outcome, false);
   }
 
   /** Re-reads the owned aggregates and writes the difference. */
@@ -167,6 +183,7 @@ final class WriteScheduler {
       List<AggregateReport> observed =
           writer.listOwned(agg.config().format(), agg.config().grouping().layout());
       ledger.observed(observed);
+      freshness.cut();
       changes = agg.resync(observed);
       metrics.resynced(changes.size());
       LOG.info("resync against {} owned aggregates: {} changes", observed.size(), changes.size());
@@ -184,7 +201,7 @@ final class WriteScheduler {
     owed.clear();
     // the first resync that listed and diffed completes a rebuild
     rebuilt = mayWrite();
-    afterWrite(changes, outcome);
+    afterWrite(changes, outcome, true);
   }
 
   /**
@@ -213,7 +230,7 @@ final class WriteScheduler {
     LOG.info(
         "re-read {} objects after trouble writing them: {} changes", refs.size(), changes.size());
     WriteOutcome outcome = writer.write(changes, this::mayWrite);
-    afterWrite(changes, outcome);
+    afterWrite(changes, outcome, false);
   }
 
   /** A task of the aggregator thread failed: the next resync repairs the state. */
@@ -225,11 +242,18 @@ final class WriteScheduler {
   }
 
   private boolean mayWrite() {
-    return leading.getAsBoolean() && !closed.getAsBoolean();
+    return leading.getAsBoolean() && !closed.getAsBoolean() && leaseHeld.getAsBoolean();
   }
 
-  private void afterWrite(ChangeSet changes, WriteOutcome outcome) {
+  private void afterWrite(ChangeSet changes, WriteOutcome outcome, boolean wasResync) {
     if (outcome.stopped()) {
+      if (leading.getAsBoolean() && !closed.getAsBoolean()) {
+        // stopped by an overdue renewal alone: what was not written is written by a resync once
+        // the Lease is known to be held again (or the term ends, and the next one rebuilds)
+        LOG.warn("stopped writing: the Lease's renewal is overdue; resync once it is renewed");
+        resyncNeeded = true;
+        scheduleResync();
+      }
       return;
     }
     if (!outcome.conflicts().isEmpty() || !outcome.failed().isEmpty()) {
@@ -259,6 +283,7 @@ final class WriteScheduler {
       owed.addAll(changes.changes());
       ledger.written(new ChangeSet(List.copyOf(owed)));
       owed.clear();
+      freshness.written(wasResync);
     } else {
       owed.addAll(changes.changes()); // complete only once the trouble is re-read
     }

@@ -4,6 +4,7 @@ import dev.tally.report.api.ReportRef;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /** Counts what the adapter reports, for assertions. */
 final class CountingMetrics implements TallyMetrics {
@@ -21,6 +22,7 @@ final class CountingMetrics implements TallyMetrics {
   volatile int rereads;
   volatile int eventsSuppressed;
   final Map<String, Integer> capsReached = new ConcurrentHashMap<>();
+  volatile Supplier<Freshness> freshness = () -> Freshness.NOT_LEADING;
 
   @Override
   public synchronized void partialApplied() {
@@ -107,5 +109,10 @@ final class CountingMetrics implements TallyMetrics {
   @Override
   public void resourceLookupSkipped(Lookup lookup) {
     lookupsSkipped.merge(lookup, 1, Integer::sum);
+  }
+
+  @Override
+  public void freshness(Supplier<Freshness> source) {
+    freshness = source;
   }
 }

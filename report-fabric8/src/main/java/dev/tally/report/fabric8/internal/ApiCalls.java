@@ -30,6 +30,7 @@ public final class ApiCalls {
   private final Random random;
   private final Sleeper sleeper;
   private final TallyMetrics metrics;
+  private volatile Runnable progress = () -> {};
 
   /**
    * @param random the jitter of backoff delays; seed it for reproducible delays
@@ -52,6 +53,14 @@ public final class ApiCalls {
     this.budget = newBudget;
   }
 
+  /**
+   * Runs {@code hook} each time a request attempt or a backoff begins, on the calling thread: a
+   * sign of progress for a watchdog of that thread (the controller's heartbeat).
+   */
+  public void onProgress(Runnable hook) {
+    this.progress = hook;
+  }
+
   /** The budget requests take their tokens from now. */
   public ApiBudget budget() {
     return budget;
@@ -68,7 +77,9 @@ public final class ApiCalls {
   public <T> T call(String what, Supplier<T> request) {
     for (int attempt = 1; ; attempt++) {
       try {
+        progress.run();
         budget.acquire();
+        progress.run();
         return request.get();
       } catch (KubernetesClientException e) {
         int code = e.getCode();
@@ -78,6 +89,7 @@ public final class ApiCalls {
         Duration delay = policy.delay(attempt, retryAfter(e), random);
         LOG.debug("{} failed with {}, retry {} in {}", what, code, attempt, delay);
         metrics.retry(code, delay);
+        progress.run();
         sleep(delay);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
