@@ -1,6 +1,7 @@
 package dev.tally.report.micrometer;
 
 import dev.tally.report.api.ReportRef;
+import dev.tally.report.fabric8.Freshness;
 import dev.tally.report.fabric8.RejectionReason;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.WriteVerb;
@@ -10,12 +11,17 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
 
 /**
  * {@link TallyMetrics} as Micrometer meters. Names are dot-separated and lower-case, as Micrometer
@@ -67,7 +73,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <tr><td>{@value #KYVERNO_LOOKUPS_SKIPPED}</td><td>counter</td>
  *       <td>{@code lookup}: {@code adoption}, {@code gone}</td>
  *       <td>reads not made: the kind is not among the adoption kinds</td></tr>
+ *   <tr><td>{@value #OLDEST_INPUT_AGE}</td><td>gauge (seconds)</td><td></td>
+ *       <td>how long the oldest input not yet written has waited ({@link
+ *       Freshness#oldestUnmergedInput()})</td></tr>
+ *   <tr><td>{@value #LAST_FLUSH_AGE}</td><td>gauge (seconds)</td><td></td>
+ *       <td>time since the last flush whose writes all succeeded</td></tr>
+ *   <tr><td>{@value #LAST_RESYNC_AGE}</td><td>gauge (seconds)</td><td></td>
+ *       <td>time since the last resync that listed, diffed and wrote</td></tr>
  * </table>
+ *
+ * <p>The three freshness gauges read the controller that reports to this registry ({@link
+ * #freshness}); they are 0 before one is built and on a replica that does not lead. Bindings of one
+ * registry share them.
  *
  * <p>Cardinality stays low whatever the cluster holds: tags take only the few values above, never
  * an object's name or namespace. Every series is registered at construction, so each shows 0 before
@@ -162,6 +179,19 @@ public final class MicrometerTallyMetrics implements TallyMetrics {
   /** The tag of {@link #KYVERNO_LOOKUPS_FAILED} and {@link #KYVERNO_LOOKUPS_SKIPPED}. */
   public static final String TAG_LOOKUP = "lookup";
 
+  /** Seconds the oldest input not yet written has waited (a gauge). */
+  public static final String OLDEST_INPUT_AGE = "tally.input.oldest.age";
+
+  /** Seconds since the last flush whose writes all succeeded (a gauge). */
+  public static final String LAST_FLUSH_AGE = "tally.flush.last.age";
+
+  /** Seconds since the last resync that listed, diffed and wrote its difference (a gauge). */
+  public static final String LAST_RESYNC_AGE = "tally.resync.last.age";
+
+  /** Where each registry's freshness gauges read, shared by the bindings of one registry. */
+  private static final Map<MeterRegistry, AtomicReference<Supplier<Freshness>>> SOURCES =
+      Collections.synchronizedMap(new WeakHashMap<>());
+
   /** The tag of {@link #PARTIALS_REJECTED}. */
   public static final String TAG_REASON = "reason";
 
@@ -221,6 +251,7 @@ public final class MicrometerTallyMetrics implements TallyMetrics {
       new EnumMap<>(TallyMetrics.Lookup.class);
   private final Map<TallyMetrics.Lookup, Counter> lookupsSkipped =
       new EnumMap<>(TallyMetrics.Lookup.class);
+  private final AtomicReference<Supplier<Freshness>> freshness;
 
   /** Registers every meter in {@code registry} at once. */
   public MicrometerTallyMetrics(MeterRegistry registry) {
@@ -342,6 +373,43 @@ public final class MicrometerTallyMetrics implements TallyMetrics {
               .tag(TAG_LOOKUP, lookup.metricName())
               .register(registry));
     }
+    freshness =
+        SOURCES.computeIfAbsent(registry, r -> new AtomicReference<>(() -> Freshness.NOT_LEADING));
+    freshnessGauge(
+        registry,
+        OLDEST_INPUT_AGE,
+        "How long the oldest input not yet written has waited.",
+        Freshness::oldestUnmergedInput);
+    freshnessGauge(
+        registry,
+        LAST_FLUSH_AGE,
+        "Time since the last flush whose writes all succeeded (grows while nothing changes).",
+        Freshness::sinceLastFlush);
+    freshnessGauge(
+        registry,
+        LAST_RESYNC_AGE,
+        "Time since the last resync that listed, diffed and wrote its difference.",
+        Freshness::sinceLastResync);
+  }
+
+  private void freshnessGauge(
+      MeterRegistry registry,
+      String name,
+      String description,
+      java.util.function.Function<Freshness, Duration> age) {
+    ToDoubleFunction<AtomicReference<Supplier<Freshness>>> seconds =
+        ref -> age.apply(ref.get().get()).toNanos() / 1e9;
+    Gauge.builder(name, freshness, seconds)
+        .description(description)
+        .baseUnit("seconds")
+        .strongReference(true)
+        .register(registry);
+  }
+
+  /** Reads the freshness gauges from {@code source} from now on. */
+  @Override
+  public void freshness(Supplier<Freshness> source) {
+    freshness.set(Objects.requireNonNull(source, "source"));
   }
 
   @Override

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
+import dev.tally.report.fabric8.Freshness;
 import dev.tally.report.fabric8.RejectionReason;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.WriteVerb;
@@ -48,6 +49,23 @@ class MicrometerTallyMetricsTest {
     assertThat(registry.get("tally.kyverno.reports.deleted").counter().count()).isZero();
     assertThat(registry.get("tally.kyverno.reports.expired").counter().count()).isZero();
     assertThat(registry.get("tally.kyverno.reports.waiting").gauge().value()).isZero();
+    assertThat(registry.get("tally.input.oldest.age").gauge().value()).isZero();
+    assertThat(registry.get("tally.flush.last.age").gauge().value()).isZero();
+    assertThat(registry.get("tally.resync.last.age").gauge().value()).isZero();
+  }
+
+  @Test
+  void freshnessIsGaugedInSecondsFromTheControllersSourceSharedByTheBindings() {
+    MicrometerTallyMetrics otherBinding = new MicrometerTallyMetrics(registry);
+    otherBinding.freshness(
+        () ->
+            new Freshness(Duration.ofMillis(1500), Duration.ofSeconds(20), Duration.ofMinutes(10)));
+
+    assertThat(registry.get("tally.input.oldest.age").gauge().value()).isEqualTo(1.5);
+    assertThat(registry.get("tally.flush.last.age").gauge().value()).isEqualTo(20);
+    assertThat(registry.get("tally.resync.last.age").gauge().value()).isEqualTo(600);
+    assertThat(registry.get("tally.input.oldest.age").gauge().getId().getBaseUnit())
+        .isEqualTo("seconds");
   }
 
   @Test
@@ -221,7 +239,10 @@ class MicrometerTallyMetricsTest {
             "tally.caps.reached",
             "tally.rejections.events.suppressed",
             "tally.kyverno.lookups.failed",
-            "tally.kyverno.lookups.skipped")
+            "tally.kyverno.lookups.skipped",
+            "tally.input.oldest.age",
+            "tally.flush.last.age",
+            "tally.resync.last.age")
         .allMatch(n -> n.matches("tally(\\.[a-z]+)+"));
     for (Meter meter : registry.getMeters()) {
       assertThat(meter.getId().getDescription()).as(meter.getId().getName()).isNotBlank();
