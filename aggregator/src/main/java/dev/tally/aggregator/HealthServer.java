@@ -1,87 +1,327 @@
 package dev.tally.aggregator;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * {@code /healthz}, {@code /readyz} and {@code /metrics} on the JDK's HTTP server.
+ * {@code /healthz}, {@code /readyz} and {@code /metrics} on one thread that never blocks on a
+ * client: a small HTTP/1.1 server on a non-blocking selector.
  *
  * <ul>
- *   <li>{@code /healthz}: 200 while the process runs and its HTTP server answers. It does not ask
- *       the API server, so an API server that is down never gets the aggregator restarted (it
- *       retries on its own).
+ *   <li>{@code /healthz}: 200 while {@code liveness} says so (see {@link Main}), else 503 with the
+ *       reason in the body. It never asks the API server, so an API server that is down never gets
+ *       the aggregator restarted (it retries on its own).
  *   <li>{@code /readyz}: 200 when {@code readiness} says so (see {@link Main}), else 503 with the
  *       reason in the body.
  *   <li>{@code /metrics}: every meter of {@link PrometheusMetrics} (Micrometer's Prometheus
  *       registry), in the Prometheus text exposition format 0.0.4.
  * </ul>
+ *
+ * <p>A client cannot hold the probes down. The JDK's {@code HttpServer} reads a request on a thread
+ * of its executor and waits for it without a bound: two clients that open a connection and send a
+ * byte took both threads, and the kubelet's liveness probe went unanswered until the pod was
+ * restarted. Here one thread reads every connection as its bytes arrive and answers a request as
+ * soon as its head is complete (the answers are computed in memory: no probe makes a request); each
+ * connection must send its request and take the whole answer within the request timeout, or is
+ * closed; a request head over 8 KiB is refused (431); and past {@code maxConnections} the oldest
+ * connection is closed to admit the new one, so that a flood of idle connections delays a probe by
+ * at most one accept. Every answer closes its connection ({@code Connection: close}).
  */
 final class HealthServer implements AutoCloseable {
-  private final HttpServer server;
-  private final ExecutorService threads;
+  private static final Logger LOG = LoggerFactory.getLogger(HealthServer.class);
+  private static final String TEXT = "text/plain; charset=utf-8";
+  static final int MAX_HEAD = 8192;
+
+  /** One answer: status, content type and body. */
+  record Answer(int status, String type, String body) {}
+
+  private final ServerSocketChannel server;
+  private final Selector selector;
+  private final Map<String, Supplier<Answer>> routes;
+  private final long timeoutNanos;
+  private final int maxConnections;
+
+  /** The open connections, oldest first. */
+  private final LinkedHashMap<SocketChannel, Connection> connections = new LinkedHashMap<>();
+
+  private final Thread loop;
+  private volatile boolean closed;
 
   /**
+   * The program's server.
+   *
+   * @param liveness null when alive, else why not
    * @param readiness null when ready, else why not
    */
-  HealthServer(int port, Supplier<@Nullable String> readiness, PrometheusMetrics metrics)
+  static HealthServer of(
+      int port,
+      Supplier<@Nullable String> liveness,
+      Supplier<@Nullable String> readiness,
+      PrometheusMetrics metrics,
+      Duration requestTimeout)
       throws IOException {
-    server = HttpServer.create(new InetSocketAddress(port), 16);
-    threads =
-        Executors.newFixedThreadPool(
-            2,
-            r -> {
-              Thread t = new Thread(r, "tally-http");
-              t.setDaemon(true);
-              return t;
-            });
-    server.setExecutor(threads);
-    server.createContext("/healthz", x -> answer(x, 200, "text/plain; charset=utf-8", "ok\n"));
-    server.createContext(
-        "/readyz",
-        x -> {
-          String why = readiness.get();
-          if (why == null) {
-            answer(x, 200, "text/plain; charset=utf-8", "ready\n");
-          } else {
-            answer(x, 503, "text/plain; charset=utf-8", "not ready: " + why + "\n");
-          }
-        });
-    server.createContext(
-        "/metrics", x -> answer(x, 200, PrometheusMetrics.CONTENT_TYPE, metrics.scrape()));
-    server.createContext("/", x -> answer(x, 404, "text/plain; charset=utf-8", "not found\n"));
-    server.start();
+    Map<String, Supplier<Answer>> routes = new LinkedHashMap<>();
+    routes.put("/healthz", () -> verdict(liveness.get(), "ok\n", "not alive: "));
+    routes.put("/readyz", () -> verdict(readiness.get(), "ready\n", "not ready: "));
+    routes.put("/metrics", () -> new Answer(200, PrometheusMetrics.CONTENT_TYPE, metrics.scrape()));
+    return new HealthServer(port, routes, requestTimeout, 64);
+  }
+
+  private static Answer verdict(@Nullable String why, String ok, String prefix) {
+    return why == null ? new Answer(200, TEXT, ok) : new Answer(503, TEXT, prefix + why + "\n");
+  }
+
+  /**
+   * @param routes each path's answer (a path not among them is 404)
+   * @param requestTimeout how long a connection may take to send its request and read the answer
+   * @param maxConnections how many connections are open at most
+   */
+  HealthServer(
+      int port, Map<String, Supplier<Answer>> routes, Duration requestTimeout, int maxConnections)
+      throws IOException {
+    this.routes = Map.copyOf(routes);
+    this.timeoutNanos = requestTimeout.toNanos();
+    this.maxConnections = maxConnections;
+    this.selector = Selector.open();
+    try {
+      server = ServerSocketChannel.open();
+      server.bind(new InetSocketAddress(port), 64);
+      server.configureBlocking(false);
+      server.register(selector, SelectionKey.OP_ACCEPT);
+    } catch (IOException e) {
+      selector.close();
+      throw e;
+    }
+    loop = new Thread(this::serve, "tally-http");
+    loop.setDaemon(true);
+    loop.start();
   }
 
   int port() {
-    return server.getAddress().getPort();
-  }
-
-  private static void answer(HttpExchange x, int status, String type, String body)
-      throws IOException {
-    try (x) {
-      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-      x.getResponseHeaders().set("Content-Type", type);
-      boolean head = x.getRequestMethod().equals("HEAD");
-      x.sendResponseHeaders(status, head ? -1 : bytes.length);
-      if (!head) {
-        try (OutputStream out = x.getResponseBody()) {
-          out.write(bytes);
-        }
-      }
-    }
+    return server.socket().getLocalPort();
   }
 
   @Override
   public void close() {
-    server.stop(0);
-    threads.shutdownNow();
+    closed = true;
+    selector.wakeup();
+    try {
+      loop.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** A connection: its deadline, what it sent so far, and the answer being written. */
+  private static final class Connection {
+    final long deadline;
+    final ByteBuffer in = ByteBuffer.allocate(MAX_HEAD);
+    @Nullable ByteBuffer out;
+
+    Connection(long deadline) {
+      this.deadline = deadline;
+    }
+  }
+
+  private void serve() {
+    try {
+      while (!closed) {
+        selector.select(this::ready, waitMillis());
+        expire();
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.error("the health server stopped", e);
+    } finally {
+      for (SocketChannel c : new ArrayList<>(connections.keySet())) {
+        drop(c);
+      }
+      try {
+        server.close();
+        selector.close();
+      } catch (IOException e) {
+        LOG.debug("closing the health server: {}", e.toString());
+      }
+    }
+  }
+
+  /** Until the earliest deadline, at most a second. */
+  private long waitMillis() {
+    long now = System.nanoTime();
+    long wait = 1_000;
+    for (Connection c : connections.values()) {
+      wait = Math.min(wait, Math.max(1, (c.deadline - now) / 1_000_000 + 1));
+    }
+    return wait;
+  }
+
+  private void ready(SelectionKey key) {
+    try {
+      if (key.isAcceptable()) {
+        accept();
+      } else if (key.isReadable()) {
+        read((SocketChannel) key.channel());
+      } else if (key.isWritable()) {
+        write((SocketChannel) key.channel());
+      }
+    } catch (IOException e) {
+      if (key.channel() instanceof SocketChannel c) {
+        drop(c);
+      }
+    }
+  }
+
+  private void accept() throws IOException {
+    SocketChannel c;
+    while ((c = server.accept()) != null) {
+      if (connections.size() >= maxConnections) {
+        Iterator<SocketChannel> oldest = connections.keySet().iterator();
+        SocketChannel evicted = oldest.next();
+        LOG.debug("{} connections open: closing the oldest", connections.size());
+        drop(evicted);
+      }
+      c.configureBlocking(false);
+      c.register(selector, SelectionKey.OP_READ);
+      connections.put(c, new Connection(System.nanoTime() + timeoutNanos));
+    }
+  }
+
+  private void read(SocketChannel c) throws IOException {
+    Connection conn = connections.get(c);
+    if (conn == null || conn.out != null) {
+      return;
+    }
+    int n = c.read(conn.in);
+    if (n < 0) {
+      drop(c);
+      return;
+    }
+    int end = headEnd(conn.in);
+    if (end >= 0) {
+      answer(c, conn, answer(new String(conn.in.array(), 0, end, StandardCharsets.ISO_8859_1)));
+    } else if (!conn.in.hasRemaining()) {
+      answer(c, conn, new Answer(431, TEXT, "request head over " + MAX_HEAD + " bytes\n"));
+    }
+  }
+
+  /** The length of the request head (up to the blank line), or -1 while it is incomplete. */
+  private static int headEnd(ByteBuffer in) {
+    byte[] b = in.array();
+    for (int i = 3; i < in.position(); i++) {
+      if (b[i] == '\n' && b[i - 1] == '\r' && b[i - 2] == '\n' && b[i - 3] == '\r') {
+        return i - 3;
+      }
+    }
+    return -1;
+  }
+
+  private Answer answer(String head) {
+    String[] line = head.lines().findFirst().orElse("").split(" ");
+    if (line.length != 3 || !line[2].startsWith("HTTP/1.")) {
+      return new Answer(400, TEXT, "bad request line\n");
+    }
+    String method = line[0];
+    if (!method.equals("GET") && !method.equals("HEAD")) {
+      return new Answer(405, TEXT, "method not allowed\n");
+    }
+    String path = line[1];
+    int query = path.indexOf('?');
+    Supplier<Answer> route = routes.get(query < 0 ? path : path.substring(0, query));
+    if (route == null) {
+      return new Answer(404, TEXT, "not found\n");
+    }
+    try {
+      return route.get();
+    } catch (RuntimeException e) {
+      LOG.warn("{} failed: {}", path, e.toString());
+      return new Answer(500, TEXT, "internal error\n");
+    }
+  }
+
+  private void answer(SocketChannel c, Connection conn, Answer a) throws IOException {
+    boolean head = new String(conn.in.array(), 0, 4, StandardCharsets.ISO_8859_1).equals("HEAD");
+    byte[] body = a.body().getBytes(StandardCharsets.UTF_8);
+    String status =
+        "HTTP/1.1 "
+            + a.status()
+            + " "
+            + reason(a.status())
+            + "\r\nContent-Type: "
+            + a.type()
+            + "\r\nContent-Length: "
+            + body.length
+            + "\r\nConnection: close\r\n\r\n";
+    byte[] top = status.getBytes(StandardCharsets.ISO_8859_1);
+    ByteBuffer out = ByteBuffer.allocate(top.length + (head ? 0 : body.length));
+    out.put(top);
+    if (!head) {
+      out.put(body);
+    }
+    out.flip();
+    conn.out = out;
+    c.register(selector, SelectionKey.OP_WRITE);
+    write(c);
+  }
+
+  private void write(SocketChannel c) throws IOException {
+    Connection conn = connections.get(c);
+    if (conn == null || conn.out == null) {
+      return;
+    }
+    c.write(conn.out);
+    if (!conn.out.hasRemaining()) {
+      drop(c);
+    }
+  }
+
+  private void expire() {
+    long now = System.nanoTime();
+    List<SocketChannel> late = new ArrayList<>();
+    for (var e : connections.entrySet()) {
+      if (now - e.getValue().deadline >= 0) {
+        late.add(e.getKey());
+      }
+    }
+    for (SocketChannel c : late) {
+      LOG.debug("a client of the health server timed out");
+      drop(c);
+    }
+  }
+
+  private void drop(SocketChannel c) {
+    connections.remove(c);
+    try {
+      c.close();
+    } catch (IOException e) {
+      LOG.debug("closing a connection: {}", e.toString());
+    }
+  }
+
+  private static String reason(int status) {
+    return switch (status) {
+      case 200 -> "OK";
+      case 400 -> "Bad Request";
+      case 404 -> "Not Found";
+      case 405 -> "Method Not Allowed";
+      case 431 -> "Request Header Fields Too Large";
+      case 500 -> "Internal Server Error";
+      case 503 -> "Service Unavailable";
+      default -> "Status";
+    };
   }
 }

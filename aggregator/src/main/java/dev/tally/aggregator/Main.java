@@ -3,6 +3,7 @@ package dev.tally.aggregator;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.fabric8.AggregatorController;
 import dev.tally.report.fabric8.ApiBudget;
+import dev.tally.report.fabric8.Freshness;
 import dev.tally.report.fabric8.LeaderElectionSettings;
 import dev.tally.report.fabric8.RequestFailedException;
 import io.fabric8.kubernetes.client.Config;
@@ -11,6 +12,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +30,15 @@ import org.slf4j.LoggerFactory;
  * (it campaigns for the Lease and has nothing else to do: only the leader runs informers), and a
  * leader is ready once it has rebuilt (informers synced, caches applied, owned aggregates re-read
  * and the difference written: {@link AggregatorController#isRebuilt()}). Not ready from the moment
- * it is asked to stop.
+ * it is asked to stop. A leader that has rebuilt is not ready either while it is stale ({@code
+ * --max-staleness}, see {@link #staleness}).
+ *
+ * <p>Liveness ({@code /healthz}): alive unless the controller says its aggregator thread or its
+ * periodic work is not ({@link AggregatorController#stalled()}, bounded by {@code --stall-bound}),
+ * so that the kubelet restarts a process whose controller froze. An {@link Error} on the aggregator
+ * thread ends the process at once with status 1 ({@link AggregatorController#failure()}), after the
+ * controller released the Lease, so that the standby takes over; the Deployment also sets {@code
+ * -XX:+ExitOnOutOfMemoryError} for an OutOfMemoryError on any other thread.
  *
  * <p>On SIGTERM (a JVM shutdown hook): not ready at once; a leader writes what is pending, within
  * {@code --shutdown-timeout} (a flush that does not finish in time is abandoned between two object
@@ -44,6 +54,7 @@ public final class Main {
   private volatile boolean started;
   private volatile boolean stopping;
   private @Nullable AggregatorController controller;
+  private @Nullable Options options;
 
   private Main() {}
 
@@ -120,6 +131,7 @@ public final class Main {
             .resyncPeriod(options.resyncPeriod)
             .maxClockSkew(options.maxClockSkew)
             .minResyncInterval(options.minResyncInterval)
+            .stallBound(options.stallBound)
             .serverSideApply(options.serverSideApply);
     if (options.kyverno != null) {
       builder.input(options.kyverno);
@@ -129,6 +141,20 @@ public final class Main {
     }
     AggregatorController c = builder.build();
     controller = c;
+    this.options = options;
+    c.failure()
+        .whenComplete(
+            (ignored, failure) -> {
+              if (failure != null) {
+                stopping = true;
+                LOG.error("the controller stopped after a fatal error; exiting", failure);
+                err.println("tally-aggregator: stopped after a fatal error: " + failure);
+                out.flush();
+                err.flush();
+                // not exit(): the shutdown hook would report a clean stop; the Lease is released
+                Runtime.getRuntime().halt(EXIT_FAILED);
+              }
+            });
     metrics
         .gauge("tally.leader", "1 while this replica holds the Lease and writes.", () -> lead())
         .gauge("tally.ready", "1 while /readyz answers 200.", () -> readiness() == null ? 1 : 0);
@@ -136,7 +162,13 @@ public final class Main {
     HealthServer http = null;
     if (options.httpPort > 0) {
       try {
-        http = new HealthServer(options.httpPort, this::readiness, metrics);
+        http =
+            HealthServer.of(
+                options.httpPort,
+                this::liveness,
+                this::readiness,
+                metrics,
+                options.httpRequestTimeout);
       } catch (IOException e) {
         err.println(
             "tally-aggregator: --http-port "
@@ -244,6 +276,48 @@ public final class Main {
     }
     if (c.isLeading() && !c.isRebuilt()) {
       return "leading; rebuilding from the partial reports";
+    }
+    Options o = options;
+    if (c.isLeading() && o != null) {
+      return staleness(c.freshness(), o.maxStaleness, o.resyncPeriod);
+    }
+    return null;
+  }
+
+  /** Null while the controller's thread and periodic work are alive, else why not. */
+  private @Nullable String liveness() {
+    AggregatorController c = controller;
+    return c == null ? null : c.stalled().orElse(null);
+  }
+
+  /**
+   * Why a leader's aggregates are stale, or null: an input has waited longer than {@code
+   * maxStaleness} without being written, or (with a periodic resync) no resync succeeded for its
+   * period plus {@code maxStaleness}. A zero {@code maxStaleness} bounds nothing. The time since
+   * the last flush is not bounded: a quiet cluster has nothing to flush, and a flush that fails
+   * leaves its inputs waiting, which the first bound sees.
+   */
+  static @Nullable String staleness(
+      Freshness freshness, Duration maxStaleness, Duration resyncPeriod) {
+    if (maxStaleness.isZero()) {
+      return null;
+    }
+    if (freshness.oldestUnmergedInput().compareTo(maxStaleness) > 0) {
+      return "stale: an input has waited "
+          + freshness.oldestUnmergedInput()
+          + " without being written (--max-staleness "
+          + maxStaleness
+          + ")";
+    }
+    if (!resyncPeriod.isZero()
+        && freshness.sinceLastResync().compareTo(resyncPeriod.plus(maxStaleness)) > 0) {
+      return "stale: no resync succeeded for "
+          + freshness.sinceLastResync()
+          + " (--resync-period "
+          + resyncPeriod
+          + " plus --max-staleness "
+          + maxStaleness
+          + ")";
     }
     return null;
   }

@@ -207,6 +207,26 @@ public final class Options {
               "DURATION",
               "least time between two full resyncs that trouble asks for; default 30s",
               false),
+          new Flag(
+              "--stall-bound",
+              "DURATION",
+              "/healthz fails once a task of the aggregator thread has made no progress (no API"
+                  + " request or backoff began) for this long, or the periodic resync has not run"
+                  + " for --resync-period plus this; default 3m",
+              false),
+          new Flag(
+              "--max-staleness",
+              "DURATION",
+              "/readyz fails on the leader once an input has waited this long without being"
+                  + " written, or no resync succeeded for --resync-period plus this; default 5m,"
+                  + " 0 for no bound",
+              false),
+          new Flag(
+              "--http-request-timeout",
+              "DURATION",
+              "how long a client of /healthz, /readyz and /metrics may take to send its request"
+                  + " and read the answer before it is disconnected; default 5s",
+              false),
           new Flag("--help", null, "print this text and exit", true));
 
   final @Nullable Path kubeconfig;
@@ -228,6 +248,9 @@ public final class Options {
   final Duration flushWindow;
   final Duration resyncPeriod;
   final Duration maxClockSkew;
+  final Duration stallBound;
+  final Duration maxStaleness;
+  final Duration httpRequestTimeout;
   final double qps;
   final int burst;
   final Duration shutdownTimeout;
@@ -418,6 +441,9 @@ public final class Options {
                     1,
                     Integer.MAX_VALUE));
     minResyncInterval = duration(v, "--min-resync-interval", Duration.ofSeconds(30), true);
+    stallBound = duration(v, "--stall-bound", Duration.ofMinutes(3), false);
+    maxStaleness = duration(v, "--max-staleness", Duration.ofMinutes(5), true);
+    httpRequestTimeout = duration(v, "--http-request-timeout", Duration.ofSeconds(5), false);
   }
 
   /**

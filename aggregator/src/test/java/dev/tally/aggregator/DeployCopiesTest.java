@@ -46,4 +46,17 @@ class DeployCopiesTest {
           .isEqualTo(shipped.get(copy.getValue()));
     }
   }
+
+  /**
+   * An OutOfMemoryError on a thread other than the aggregator's (an informer's, the HTTP server's)
+   * would leave a process that answers its probes and aggregates nothing: the JVM exits instead.
+   */
+  @Test
+  void theDeploymentsEndTheProcessOnAnOutOfMemoryError() throws IOException {
+    for (String deployment : new String[] {"40-deployment.yaml", "kyverno/30-deployment.yaml"}) {
+      assertThat(Files.readString(deployDir().resolve(deployment)))
+          .as(deployment)
+          .containsPattern("command: \\[\"java\",[^\\]]*\"-XX:\\+ExitOnOutOfMemoryError\"");
+    }
+  }
 }

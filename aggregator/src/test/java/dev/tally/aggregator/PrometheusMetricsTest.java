@@ -137,7 +137,8 @@ class PrometheusMetricsTest {
     PrometheusMetrics metrics = new PrometheusMetrics();
     metrics.gauge("tally.ready", "ready", () -> 1);
     HttpClient http = HttpClient.newHttpClient();
-    try (HealthServer server = new HealthServer(0, () -> null, metrics)) {
+    try (HealthServer server =
+        HealthServer.of(0, () -> null, () -> null, metrics, Duration.ofSeconds(5))) {
       URI uri = URI.create("http://localhost:" + server.port() + "/metrics");
       HttpResponse<String> first =
           http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
