@@ -110,7 +110,7 @@ class ReadmeSnippetTest {
               .inNamespace("shop")
               .withName("tally-namespace-all")
               .get();
-      assertThat(report.getSummary()).isEqualTo(new WireSummary(0, 1, 0, 0, 0));
+      assertThat(report.getSummary()).isEqualTo(new WireSummary(0L, 1L, 0L, 0L, 0L));
     } finally {
       publisher.close();
       controller.close();

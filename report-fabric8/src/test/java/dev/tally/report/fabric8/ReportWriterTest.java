@@ -107,7 +107,7 @@ class ReportWriterTest {
 
     var update = new Change.Update(report("r1", "h2", ResultStatus.PASS, ResultStatus.PASS), "h1");
     assertThat(write(update).written()).isEqualTo(1);
-    assertThat(read("r1").getSummary()).isEqualTo(new WireSummary(2, 0, 0, 0, 0));
+    assertThat(read("r1").getSummary()).isEqualTo(new WireSummary(2L, 0L, 0L, 0L, 0L));
 
     assertThat(
             write(new Change.Delete(new ReportRef(ReportKind.POLICY_REPORT, "team-a", "r1"), "h2"))

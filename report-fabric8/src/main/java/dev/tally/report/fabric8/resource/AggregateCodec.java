@@ -112,7 +112,9 @@ final class AggregateCodec {
       res.setConfiguration(configuration(report.configuration().get()));
     }
     Summary s = report.summary();
-    res.setSummary(new WireSummary(s.pass(), s.fail(), s.warn(), s.error(), s.skip()));
+    res.setSummary(
+        new WireSummary(
+            (long) s.pass(), (long) s.fail(), (long) s.warn(), (long) s.error(), (long) s.skip()));
     List<WireResult> results = new ArrayList<>(report.results().size());
     for (Result r : report.results()) {
       results.add(ResultCodec.encodeResult(r));
@@ -238,8 +240,7 @@ final class AggregateCodec {
   }
 
   /** A summary count: absent reads as zero; when lenient, a negative one too, with a warning. */
-  private static int count(
-      String name, @Nullable Integer n, @Nullable List<CodecWarning> warnings) {
+  private static int count(String name, @Nullable Long n, @Nullable List<CodecWarning> warnings) {
     if (n == null) {
       return 0;
     }
@@ -247,6 +248,17 @@ final class AggregateCodec {
       warnings.add(new CodecWarning("summary." + name, n + " is negative; read as 0"));
       return 0;
     }
-    return n;
+    if (n > Integer.MAX_VALUE) {
+      if (warnings == null) {
+        // named under summary by the caller's field("summary", ..)
+        throw new InvalidReportException(
+            name, "must be at most " + Integer.MAX_VALUE + ", was " + n);
+      }
+      warnings.add(
+          new CodecWarning(
+              "summary." + name, n + " is over " + Integer.MAX_VALUE + "; read as that"));
+      return Integer.MAX_VALUE;
+    }
+    return n.intValue();
   }
 }
