@@ -272,23 +272,23 @@ final class ReportWriter {
    * Server-side apply over the object as just read, with its resourceVersion as a precondition: the
    * server refuses with 409 if it changed since (the same guarantee as an update; a bare apply
    * would write over whatever is there, even a newer leader's write). An object that is not there
-   * is created instead (an apply has no "must not exist" precondition): a create fails with 409 if
-   * it appeared meanwhile.
+   * is applied without one (an apply cannot say "must not exist", and fabric8's create cannot name
+   * Tally's field manager): the one window left is another writer creating it between the GET and
+   * the apply.
    */
   private Verdict apply(AggregateReport report) {
     ReportRef ref = report.ref();
     @Nullable AggregateResource existing = get(ref);
-    if (existing == null) {
-      return create(report);
-    }
-    if (!owned(existing)) {
+    if (existing != null && !owned(existing)) {
       return refuse(ref);
     }
-    if (sameContent(existing, report)) {
+    if (existing != null && sameContent(existing, report)) {
       return Verdict.SUPPRESSED;
     }
     AggregateResource desired = ReportCodec.encode(report);
-    desired.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
+    if (existing != null) {
+      desired.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
+    }
     try {
       AggregateResource applied =
           calls.call(
