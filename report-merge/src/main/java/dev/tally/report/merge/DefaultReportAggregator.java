@@ -759,7 +759,9 @@ final class DefaultReportAggregator implements ReportAggregator {
     for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
       String name = nameOf(g, leaf);
       present.add(name);
-      if (!leaf.dirty && !envelopeChanged) {
+      if ((!leaf.dirty && !envelopeChanged) || g.isForeign(name)) {
+        // a name another tool's object holds is neither written nor published until a resync
+        // finds it free
         continue;
       }
       Partition p = partition(g, env, leaf, name);
@@ -801,8 +803,9 @@ final class DefaultReportAggregator implements ReportAggregator {
     for (Group g : groups.values()) {
       int index = byGroup.size();
       List<ReportDiff.Desired> mine = new ArrayList<>(Math.max(1, g.published.size()));
-      if (!g.dirty && g.publishedEnvelope != null) {
-        // unchanged since it was published: its partitions are exactly the published ones
+      if (!g.dirty && g.publishedEnvelope != null && g.foreign == null) {
+        // unchanged since it was published: its partitions are exactly the published ones (a
+        // group with names held by foreign objects has more: those)
         clean[index] = true;
         envelopes[index] = g.publishedEnvelope;
         for (var e : g.published.entrySet()) {
@@ -822,16 +825,40 @@ final class DefaultReportAggregator implements ReportAggregator {
       byGroup.add(mine);
     }
     ChangeSet changes = ReportDiff.diffLazily(desired, observed, layout, this::mine);
-    // what is desired is now taken as published
+    // names held by objects the layout does not own: the diff skipped them, and no flush may
+    // write or delete them until a resync finds them free
+    Set<ReportRef> notOwned = new HashSet<>();
+    for (AggregateReport o : observed) {
+      if (!o.ownedBy(layout)) {
+        notOwned.add(o.ref());
+      }
+    }
+    // what is desired is now taken as published, but for those names
     int index = 0;
     for (Iterator<Group> it = groups.values().iterator(); it.hasNext(); index++) {
       Group g = it.next();
+      g.foreign = null;
+      if (!notOwned.isEmpty()) {
+        for (ReportDiff.Desired d : byGroup.get(index)) {
+          if (notOwned.contains(d.ref())) {
+            if (g.foreign == null) {
+              g.foreign = new HashSet<>(2);
+            }
+            g.foreign.add(d.ref().name());
+          }
+        }
+      }
       if (clean[index]) {
+        if (g.foreign != null) {
+          g.published.keySet().removeAll(g.foreign);
+        }
         continue;
       }
       g.published.clear();
       for (ReportDiff.Desired d : byGroup.get(index)) {
-        g.published.put(d.ref().name(), d.contentHash());
+        if (!g.isForeign(d.ref().name())) {
+          g.published.put(d.ref().name(), d.contentHash());
+        }
       }
       g.trie.forEachLeaf(leaf -> leaf.dirty = false);
       g.publishedEnvelope = envelopes[index];
