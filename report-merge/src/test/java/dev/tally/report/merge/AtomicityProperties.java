@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.tally.report.api.AggregatorConfig;
+import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Grouping;
+import dev.tally.report.api.InputCaps;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
@@ -15,6 +17,8 @@ import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.api.testing.AggregatorEvent;
+import dev.tally.report.api.testing.RandomModel;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -88,6 +92,66 @@ class AtomicityProperties {
           }
           assertThat(withFaults.flush()).isEqualTo(reference.flush());
           assertThat(withFaults.snapshot()).isEqualTo(reference.snapshot());
+        });
+  }
+
+  /**
+   * For any stream of events, an aggregator with small caps ends every step exactly like one
+   * without caps that never saw the reports the caps refused: the same aggregates, result count and
+   * writes at every flush. So a refused report changes nothing, whichever cap refused it (results
+   * per partial report, per namespace, subjects per producer) and whatever it would have replaced.
+   */
+  @Test
+  void aReportRefusedByACapChangesNeitherTheAggregatesNorTheNextFlush() {
+    Fixtures.forEachStream(
+        30,
+        (events, random, drawn) -> {
+          InputCaps small =
+              InputCaps.defaults()
+                  .withMaxResultsPerPartial(1 + random.nextInt(8))
+                  .withMaxResultsPerNamespace(1 + random.nextInt(12))
+                  .withMaxSubjectsPerProducer(1 + random.nextInt(3));
+          Grouping grouping =
+              random.nextInt(4) == 0 ? Grouping.kyvernoPerResource() : drawn.grouping();
+          var capped =
+              Fixtures.aggregator(
+                  new AggregatorConfig(grouping, drawn.format(), drawn.limits(), small, 3600));
+          var reference =
+              Fixtures.aggregator(
+                  new AggregatorConfig(
+                      grouping, drawn.format(), drawn.limits(), drawn.caps(), 3600));
+          RandomModel model = new RandomModel(random, 6);
+          List<AggregatorEvent> stream = new ArrayList<>();
+          for (AggregatorEvent e : events) {
+            stream.add(e);
+            if (random.nextInt(3) == 0) {
+              // a uid of the model stated in another namespace: one moving, or claimed there
+              Subject s = RandomModel.subject(random.nextInt(6));
+              String namespace = model.pick(List.of("alpha", "beta"));
+              stream.add(
+                  new AggregatorEvent.Apply(
+                      model.partial(
+                          Subject.of(s.apiVersion(), s.kind(), namespace, s.name(), s.uid()))));
+            }
+          }
+          for (AggregatorEvent e : stream) {
+            boolean refused = false;
+            try {
+              e.applyTo(capped);
+            } catch (CapacityExceededException ex) {
+              refused = true;
+            }
+            if (!refused) {
+              e.applyTo(reference);
+            }
+            assertThat(capped.resultCount()).as("after %s", e).isEqualTo(reference.resultCount());
+            if (random.nextBoolean()) {
+              assertThat(capped.flush()).as("after %s", e).isEqualTo(reference.flush());
+            }
+            assertThat(capped.aggregates()).as("after %s", e).isEqualTo(reference.aggregates());
+          }
+          assertThat(capped.flush()).isEqualTo(reference.flush());
+          assertThat(capped.snapshot()).isEqualTo(reference.snapshot());
         });
   }
 
