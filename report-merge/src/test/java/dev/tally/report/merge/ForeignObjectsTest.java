@@ -22,8 +22,8 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * An object the layout does not own that sits at a desired name (docs/DESIGN.md §6, "Ownership"):
- * a resync skips it, and no later flush writes over it or deletes it either; the next resync that
+ * An object the layout does not own that sits at a desired name (docs/DESIGN.md §6, "Ownership"): a
+ * resync skips it, and no later flush writes over it or deletes it either; the next resync that
  * finds the name free creates the aggregate.
  */
 class ForeignObjectsTest {
