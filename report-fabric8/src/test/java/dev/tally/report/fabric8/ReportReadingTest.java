@@ -212,6 +212,68 @@ class ReportReadingTest {
     assertThat(again.report()).isEqualTo(read.report());
   }
 
+  /**
+   * Tools published {@code wgpolicyk8s.io/v1alpha1} results with the outcome under {@code result}
+   * (the name the v1alpha1 types had between February and April 2021, and v1alpha2's); the final
+   * v1alpha1 schema says {@code status}. Either spelling reads, from text and from an object, and
+   * the report is written back in the final spelling, with a warning saying so.
+   */
+  @Test
+  void aV1alpha1ResultSpelledResultReadsAsItsStatus() {
+    String spelledResult = V1ALPHA1.replace("status: fail", "result: fail");
+    ReadReport read = ReportCodec.read(spelledResult, "default").get(0);
+    assertThat(read.report()).isEqualTo(ReportCodec.read(V1ALPHA1, "default").get(0).report());
+    assertThat(read.warnings())
+        .singleElement()
+        .satisfies(
+            w -> {
+              assertThat(w.field()).isEqualTo("results[0].result");
+              assertThat(w.message()).contains("written back as 'status'");
+            });
+    assertThat(firstResult(ReportCodec.encode(read)).get("status")).isEqualTo("fail");
+
+    // the same object as fabric8 binds it (listed from a cluster whose schema kept the field)
+    AggregateResource bound = ReportCodec.encode(ReportCodec.read(V1ALPHA1, "default").get(0));
+    bound.setResults(
+        List.of(
+            new WireResult(
+                null,
+                "require-labels",
+                "check-team",
+                "fail",
+                "high",
+                null,
+                null,
+                true,
+                null,
+                null,
+                null,
+                null,
+                null,
+                Map.of("team", "missing"))));
+    ReadReport fromObject = ReportCodec.read(bound);
+    assertThat(fromObject.report()).isEqualTo(read.report());
+    assertThat(fromObject.warnings()).extracting(CodecWarning::field).contains("results[0].result");
+  }
+
+  /**
+   * In the v1alpha1 types of February 2021 {@code result} is the outcome and {@code status} the
+   * policy's implementation readiness ({@code completed}, {@code partial}, {@code planned}), which
+   * Tally does not model: dropped with a warning naming it.
+   */
+  @Test
+  void aV1alpha1StatusBesideResultIsTheReadinessAndIsDroppedWithAWarning() {
+    String both = V1ALPHA1.replace("status: fail", "result: fail\n  status: planned");
+    ReadReport read = ReportCodec.read(both, "default").get(0);
+    assertThat(read.report().results().get(0).status()).isEqualTo(ResultStatus.FAIL);
+    assertThat(read.warnings())
+        .anySatisfy(
+            w -> {
+              assertThat(w.field()).isEqualTo("results[0].status");
+              assertThat(w.message()).contains("'planned'").contains("readiness");
+            });
+  }
+
   @Test
   void onlyConvertChangesTheVersion() {
     ReadReport read = ReportCodec.read(V1ALPHA1, "default").get(0);

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,9 +53,9 @@ final class ReadReportCodec {
                             + " that Tally reads; it reads "
                             + WireVersion.known()));
     AggregateResource copy = AggregateCodec.fromJson(AggregateCodec.toJson(res), kind);
+    List<CodecWarning> legacy = new ArrayList<>();
     if (version.legacyResults()) {
-      copy.setResults(
-          copy.getResults().stream().map(w -> w == null ? null : w.fromV1alpha1()).toList());
+      copy.setResults(WireResult.fromV1alpha1(copy.getResults(), path -> path, legacy));
     }
     List<CodecWarning> warnings = new ArrayList<>();
     AggregateReport report;
@@ -64,8 +65,10 @@ final class ReadReportCodec {
       throw new InvalidReportException(version.wirePath(e.field()), e.reason());
     }
     warnings =
-        warnings.stream()
-            .map(w -> new CodecWarning(version.wirePath(w.field()), w.message()))
+        Stream.concat(
+                legacy.stream(),
+                warnings.stream()
+                    .map(w -> new CodecWarning(version.wirePath(w.field()), w.message())))
             .toList();
     for (CodecWarning w : warnings) {
       LOG.warn("{} ({}): {}", report.ref(), apiVersion, w);

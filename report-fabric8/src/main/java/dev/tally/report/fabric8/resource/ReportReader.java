@@ -167,7 +167,7 @@ final class ReportReader {
     res.setKind(kind.kind());
     if (version.legacyResults()) {
       res.setResults(
-          res.getResults().stream().map(w -> w == null ? null : w.fromV1alpha1()).toList());
+          WireResult.fromV1alpha1(res.getResults(), path -> join(prefix, path), warnings));
     }
     String namespace = res.getMetadata().getNamespace();
     if (kind.namespaced() && (namespace == null || namespace.isEmpty())) {

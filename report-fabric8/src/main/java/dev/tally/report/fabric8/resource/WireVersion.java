@@ -12,9 +12,11 @@ import java.util.stream.Collectors;
 /**
  * The published API versions of the aggregate kinds that the codec reads and writes, and what tells
  * them apart on the wire. {@code wgpolicyk8s.io/v1alpha1} names a result's outcome {@code status}
- * and its properties {@code data}, and has no result {@code source} or {@code timestamp}; {@code
- * wgpolicyk8s.io/v1alpha2} and {@code openreports.io/v1alpha1} share the layout of {@link
- * WireResult}, and only openreports has the top-level {@code source} and {@code configuration}.
+ * (or {@code result}, as its types did for a while and tools published it: either reads, see {@link
+ * WireResult#fromV1alpha1}) and its properties {@code data}, and has no result {@code source} or
+ * {@code timestamp}; {@code wgpolicyk8s.io/v1alpha2} and {@code openreports.io/v1alpha1} share the
+ * layout of {@link WireResult}, and only openreports has the top-level {@code source} and {@code
+ * configuration}.
  */
 enum WireVersion {
   WGPOLICY_V1ALPHA1(
@@ -135,6 +137,7 @@ enum WireVersion {
             "policy",
             "rule",
             "status",
+            "result",
             "severity",
             "category",
             "message",
@@ -160,7 +163,7 @@ enum WireVersion {
   /** What this version calls a result field that the other layout has, for messages. */
   Map<String, String> resultRenames() {
     return legacyResults
-        ? Map.of("result", "status", "properties", "data")
+        ? Map.of("properties", "data")
         : Map.of("status", "result", "data", "properties");
   }
 
