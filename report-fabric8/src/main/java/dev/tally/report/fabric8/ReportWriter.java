@@ -14,6 +14,7 @@ import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.internal.PagedList;
 import dev.tally.report.fabric8.resource.AggregateResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
+import dev.tally.report.merge.ContentHash;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -374,10 +375,22 @@ final class ReportWriter {
     return labels != null && owner.equals(labels.get(WireNames.MANAGED_BY_LABEL));
   }
 
+  /**
+   * Whether {@code existing} already holds what {@code desired} states: its annotation is the
+   * desired content hash and its content hashes to it (report-merge's {@link ContentHash} decides;
+   * this only decodes). An object another hand changed while keeping the annotation is rewritten.
+   */
   private static boolean sameContent(AggregateResource existing, AggregateReport desired) {
     var annotations = existing.getMetadata().getAnnotations();
-    return !desired.contentHash().isEmpty()
-        && annotations != null
-        && desired.contentHash().equals(annotations.get(WireNames.CONTENT_HASH_ANNOTATION));
+    if (desired.contentHash().isEmpty()
+        || annotations == null
+        || !desired.contentHash().equals(annotations.get(WireNames.CONTENT_HASH_ANNOTATION))) {
+      return false;
+    }
+    try {
+      return ContentHash.isIntact(ReportCodec.decode(existing));
+    } catch (InvalidReportException e) {
+      return false; // it does not even decode: write it
+    }
   }
 }

@@ -17,6 +17,7 @@ import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.fabric8.resource.WireSummary;
+import dev.tally.report.merge.ContentHash;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -81,6 +82,12 @@ class ReportWriterTest {
         results,
         Summary.of(results),
         hash);
+  }
+
+  /** {@link #report} with the content hash of its content, as the aggregator writes it. */
+  static AggregateReport hashed(String name, ResultStatus... statuses) {
+    AggregateReport r = report(name, "", statuses);
+    return r.withContentHash(ContentHash.of(r));
   }
 
   private PolicyReportResource read(String name) {
@@ -220,15 +227,44 @@ class ReportWriterTest {
 
   @Test
   void anExistingObjectWithTheSameContentHashIsNotRewritten() {
-    write(new Change.Create(report("r1", "h1", ResultStatus.FAIL)));
+    write(new Change.Create(hashed("r1", ResultStatus.FAIL)));
     writer.forget();
     MockCluster.drainByMethod(server);
 
-    WriteOutcome outcome = write(new Change.Create(report("r1", "h1", ResultStatus.FAIL)));
+    WriteOutcome outcome = write(new Change.Create(hashed("r1", ResultStatus.FAIL)));
+    writer.forget();
+    WriteOutcome update = write(new Change.Update(hashed("r1", ResultStatus.FAIL), "h0"));
 
     assertThat(outcome.suppressed()).isEqualTo(1);
+    assertThat(update.suppressed()).isEqualTo(1);
     assertThat(MockCluster.drainByMethod(server).getOrDefault("PUT", 0)).isZero();
-    assertThat(metrics.suppressed).isEqualTo(1);
+    assertThat(metrics.suppressed).isEqualTo(2);
+  }
+
+  /**
+   * A tenant who may write reports in its namespace turns a failure into a pass and keeps the
+   * {@code tally.dev/content-hash} annotation: the annotation no longer says what the object holds,
+   * so an update to that hash is written, not skipped (docs/DESIGN.md §7, "Writer").
+   */
+  @Test
+  void anObjectWhoseContentNoLongerHashesToItsAnnotationIsRewritten() {
+    AggregateReport desired = hashed("r1", ResultStatus.FAIL);
+    write(new Change.Create(desired));
+    PolicyReportResource tampered = read("r1");
+    tampered.setResults(
+        List.of(
+            ReportCodec.encodeResult(
+                desired.results().get(0).toBuilder().status(ResultStatus.PASS).build())));
+    tampered.setSummary(new WireSummary(1, 0, 0, 0, 0));
+    client.resource(tampered).update();
+    assertThat(read("r1").getMetadata().getAnnotations())
+        .containsEntry(WireNames.CONTENT_HASH_ANNOTATION, desired.contentHash());
+    writer.forget();
+
+    WriteOutcome outcome = write(new Change.Update(desired, desired.contentHash()));
+
+    assertThat(outcome.written()).isEqualTo(1);
+    assertThat(ReportCodec.decode(read("r1"))).isEqualTo(desired);
   }
 
   @Test

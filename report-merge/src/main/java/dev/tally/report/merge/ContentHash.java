@@ -15,7 +15,7 @@ import java.util.Optional;
  * aggregator keeps it incrementally (results enter as a sum of their digests, so no re-hashing of
  * unchanged results); {@link #of(AggregateReport)} computes the same value from scratch.
  */
-final class ContentHash {
+public final class ContentHash {
 
   private ContentHash() {}
 
@@ -23,7 +23,7 @@ final class ContentHash {
   public static String of(AggregateReport report) {
     long sum = 0;
     for (Result r : report.results()) {
-      sum += Fingerprint.result(r);
+      sum += r.digest(); // Fingerprint.result's value, carried by the result
     }
     long meta =
         envelope(
@@ -34,6 +34,15 @@ final class ContentHash {
             report.owner(),
             report.configuration());
     return combine(meta, sum, report.results().size(), report.summary());
+  }
+
+  /**
+   * Whether {@code observed} carries a content hash and its content hashes to it: what a report as
+   * Tally wrote it does. One that does not was changed by another hand (or written by another tool,
+   * which stores none), so its stored hash says nothing about what it holds.
+   */
+  public static boolean isIntact(AggregateReport observed) {
+    return !observed.contentHash().isEmpty() && observed.contentHash().equals(of(observed));
   }
 
   /** The digest of everything but the results and the name. */

@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
  * touch: an object the layout does not own ({@link AggregateReport#ownedBy}: its managed-by label
  * is not the layout's) is never updated or deleted (a desired object whose name is taken by such an
  * object is skipped, and logged); an owned object outside {@code mine} (another aggregator's) is
- * left alone. An owned object without a stored content hash (one Kyverno wrote, in Kyverno's
- * layout) is compared by the hash of its content, so it is updated only if its content differs.
+ * left alone. An owned object is compared by the hash of its content, never by the hash its
+ * annotation states: one without a stored hash (one Kyverno wrote, in Kyverno's layout) is updated
+ * only if its content differs, and one whose content does not hash to its annotation (changed by
+ * another hand that kept the annotation) is always updated.
  */
 final class ReportDiff {
   private static final Logger LOG = LoggerFactory.getLogger(ReportDiff.class);
@@ -96,7 +98,10 @@ final class ReportDiff {
             "{} exists and is not managed by {}; leaving it alone", d.ref(), layout.managedBy());
       } else {
         String had = hashOf(o);
-        if (!had.equals(d.contentHash())) {
+        // what the object holds, not what its annotation claims: another hand may have changed
+        // the content and kept the annotation
+        if (!had.equals(d.contentHash())
+            || !o.contentHash().isEmpty() && !o.contentHash().equals(had)) {
           changes.add(new Change.Update(d.report().get(), had));
         }
       }
@@ -109,9 +114,12 @@ final class ReportDiff {
     return new ChangeSet(changes);
   }
 
-  /** The stored hash, or one computed from the content when none was stored. */
+  /**
+   * The hash of what {@code r} holds, computed from its content: never the stored annotation, which
+   * another hand may have kept while changing the content.
+   */
   static String hashOf(AggregateReport r) {
-    return r.contentHash().isEmpty() ? ContentHash.of(r) : r.contentHash();
+    return ContentHash.of(r);
   }
 
   /** Applies a change set to a collection of observed objects: what a cluster holds afterwards. */
