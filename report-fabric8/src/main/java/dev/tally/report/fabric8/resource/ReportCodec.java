@@ -46,6 +46,11 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code configuration.limits.maxResults} below 1: read as no limit, as if absent.
  *   <li>{@code metadata.name} absent (hand-written examples and test fixtures): read as {@code
  *       unnamed-<document>}, or {@code unnamed-<document>-<item>} in a List.
+ *   <li>a {@code wgpolicyk8s.io/v1alpha1} result whose outcome is spelled {@code result}, as the
+ *       v1alpha1 types named it for a while and tools published it (the final schema says {@code
+ *       status}): read as the outcome and written back as {@code status}; a {@code status} beside
+ *       it is that era's implementation readiness ({@code completed}, {@code partial}, {@code
+ *       planned}), which the model has no place for, and is dropped.
  * </ul>
  *
  * <p>A namespaced report without a namespace lands in the default namespace given, as {@code
