@@ -88,6 +88,13 @@ final class DefaultReportAggregator implements ReportAggregator {
   }
 
   /**
+   * Desired objects the last resync found held by an object the layout does not own: no flush
+   * writes or deletes them (even if their group goes and comes back), and the next resync looks
+   * again. Nearly always empty.
+   */
+  private Set<ReportRef> foreign = new HashSet<>();
+
+  /**
    * Subjects per (namespace, producer): the producer cap is counted within each namespace, so one
    * tenant's producer never uses up what another namespace's producer of the same name may hold.
    */
@@ -759,7 +766,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     for (PartitionTrie.Leaf leaf : g.trie.leaves()) {
       String name = nameOf(g, leaf);
       present.add(name);
-      if ((!leaf.dirty && !envelopeChanged) || g.isForeign(name)) {
+      if ((!leaf.dirty && !envelopeChanged) || foreign.contains(ref(g, name))) {
         // a name another tool's object holds is neither written nor published until a resync
         // finds it free
         continue;
@@ -803,9 +810,9 @@ final class DefaultReportAggregator implements ReportAggregator {
     for (Group g : groups.values()) {
       int index = byGroup.size();
       List<ReportDiff.Desired> mine = new ArrayList<>(Math.max(1, g.published.size()));
-      if (!g.dirty && g.publishedEnvelope != null && g.foreign == null) {
-        // unchanged since it was published: its partitions are exactly the published ones (a
-        // group with names held by foreign objects has more: those)
+      if (!g.dirty && g.publishedEnvelope != null && foreign.isEmpty()) {
+        // unchanged since it was published: its partitions are exactly the published ones (while
+        // names are held by foreign objects, a group may have more: those)
         clean[index] = true;
         envelopes[index] = g.publishedEnvelope;
         for (var e : g.published.entrySet()) {
@@ -827,36 +834,32 @@ final class DefaultReportAggregator implements ReportAggregator {
     ChangeSet changes = ReportDiff.diffLazily(desired, observed, layout, this::mine);
     // names held by objects the layout does not own: the diff skipped them, and no flush may
     // write or delete them until a resync finds them free
-    Set<ReportRef> notOwned = new HashSet<>();
+    Set<ReportRef> held = new HashSet<>();
     for (AggregateReport o : observed) {
       if (!o.ownedBy(layout)) {
-        notOwned.add(o.ref());
+        held.add(o.ref());
       }
     }
+    Set<ReportRef> nowForeign = new HashSet<>();
     // what is desired is now taken as published, but for those names
     int index = 0;
     for (Iterator<Group> it = groups.values().iterator(); it.hasNext(); index++) {
       Group g = it.next();
-      g.foreign = null;
-      if (!notOwned.isEmpty()) {
+      boolean mixed = false;
+      if (!held.isEmpty()) {
         for (ReportDiff.Desired d : byGroup.get(index)) {
-          if (notOwned.contains(d.ref())) {
-            if (g.foreign == null) {
-              g.foreign = new HashSet<>(2);
-            }
-            g.foreign.add(d.ref().name());
+          if (held.contains(d.ref())) {
+            nowForeign.add(d.ref());
+            mixed = true;
           }
         }
       }
-      if (clean[index]) {
-        if (g.foreign != null) {
-          g.published.keySet().removeAll(g.foreign);
-        }
+      if (clean[index] && !mixed) {
         continue;
       }
       g.published.clear();
       for (ReportDiff.Desired d : byGroup.get(index)) {
-        if (!g.isForeign(d.ref().name())) {
+        if (!nowForeign.contains(d.ref())) {
           g.published.put(d.ref().name(), d.contentHash());
         }
       }
@@ -869,6 +872,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
     }
     dirty.clear();
+    foreign = nowForeign;
     return changes;
   }
 

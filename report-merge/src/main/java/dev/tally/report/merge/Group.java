@@ -7,7 +7,6 @@ import dev.tally.report.api.WireNames;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -37,18 +36,6 @@ final class Group {
 
   /** Partition name to the content hash last published. */
   final Map<String, String> published = new HashMap<>(4);
-
-  /**
-   * Names of this group's partitions that the last resync found held by an object the layout does
-   * not own: no flush writes or deletes them, and the next resync looks again. Null when there are
-   * none (nearly always), so that a group costs nothing for it.
-   */
-  @Nullable Set<String> foreign;
-
-  /** Whether {@code name} was found held by an object the layout does not own. */
-  boolean isForeign(String name) {
-    return foreign != null && foreign.contains(name);
-  }
 
   /** The envelope digest last published; null before the first publication. */
   @Nullable Long publishedEnvelope;

@@ -3,21 +3,27 @@ package dev.tally.report.merge;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportLimits;
+import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.api.WireNames;
+import dev.tally.report.api.testing.AggregatorEvent;
+import dev.tally.report.api.testing.ModelGen;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -88,6 +94,53 @@ class ForeignObjectsTest {
           .as("%s: nothing deletes %s", grouping, foreign.ref())
           .noneMatch(c -> c.ref().equals(foreign.ref()));
     }
+  }
+
+  /**
+   * For any state, any of its aggregates found held by foreign objects and any later events: no
+   * resync or flush ever writes or deletes a foreign object, and once they are gone the next resync
+   * brings the cluster to exactly the desired aggregates.
+   */
+  @Test
+  void noWriteEverTouchesAForeignObjectAndTheNameIsTakenOnceItIsFree() {
+    Fixtures.theory()
+        .forAll(ModelGen.events(15), ModelGen.events(15), ModelGen.seeds())
+        .checkAssert(
+            (earlier, later, seed) -> {
+              Random random = new Random(seed);
+              AggregatorConfig config = Fixtures.randomConfig(random);
+              var a = Fixtures.replay(config, earlier);
+              List<AggregateReport> cluster = new ArrayList<>();
+              Set<ReportRef> foreign = new HashSet<>();
+              for (AggregateReport d : a.aggregates()) {
+                if (random.nextBoolean()) {
+                  cluster.add(kyvernos(d));
+                  foreign.add(d.ref());
+                } else if (random.nextBoolean()) {
+                  cluster.add(d);
+                }
+              }
+              ChangeSet resync = a.resync(cluster);
+              assertThat(resync.changes()).noneMatch(c -> foreign.contains(c.ref()));
+              cluster = ReportDiff.apply(cluster, resync);
+              for (AggregatorEvent e : later) {
+                e.applyTo(a);
+                if (random.nextBoolean()) {
+                  ChangeSet flushed = a.flush();
+                  assertThat(flushed.changes())
+                      .as("after %s", e)
+                      .noneMatch(c -> foreign.contains(c.ref()));
+                  cluster = ReportDiff.apply(cluster, flushed);
+                }
+              }
+              ChangeSet last = a.flush();
+              assertThat(last.changes()).noneMatch(c -> foreign.contains(c.ref()));
+              cluster = ReportDiff.apply(cluster, last);
+
+              cluster.removeIf(r -> foreign.contains(r.ref()));
+              assertThat(ReportDiff.apply(cluster, a.resync(cluster))).isEqualTo(a.aggregates());
+              assertThat(a.flush().isEmpty()).isTrue();
+            });
   }
 
   @Test
