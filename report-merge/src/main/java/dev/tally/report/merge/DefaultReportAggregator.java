@@ -892,7 +892,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     List<ReportDiff.Desired> desired = new ArrayList<>();
     Map<ReportRef, Group> groupOf = new HashMap<>();
     for (Group g : groups.values()) {
-      if (!g.dirty && g.publishedEnvelope != null) {
+      if (!g.dirty && g.publishedEnvelope != null && foreign.isEmpty()) {
         for (var e : g.published.entrySet()) {
           String name = e.getKey();
           ReportRef ref = ref(g, name);
@@ -915,9 +915,22 @@ final class DefaultReportAggregator implements ReportAggregator {
       }
     }
     ChangeSet changes = ReportDiff.diffLazily(desired, observed, layout, this::mine);
-    // those objects are now taken as published; everything else is as it was
+    // those objects are now taken as published, but for those held by objects the layout does
+    // not own, which no flush writes until a resync finds them free; everything else is as it was
+    Set<ReportRef> held = new HashSet<>();
+    for (AggregateReport o : observed) {
+      if (!o.ownedBy(layout)) {
+        held.add(o.ref());
+      }
+    }
+    foreign.removeAll(only);
     for (ReportDiff.Desired d : desired) {
-      groupOf.get(d.ref()).published.put(d.ref().name(), d.contentHash());
+      if (held.contains(d.ref())) {
+        foreign.add(d.ref());
+        groupOf.get(d.ref()).published.remove(d.ref().name());
+      } else {
+        groupOf.get(d.ref()).published.put(d.ref().name(), d.contentHash());
+      }
     }
     for (Group g : groups.values()) {
       for (Iterator<String> it = g.published.keySet().iterator(); it.hasNext(); ) {

@@ -159,6 +159,25 @@ class ForeignObjectsTest {
     assertThat(a.flush().isEmpty()).isTrue();
   }
 
+  /** A resync of some objects finds a foreign object the same way, and a name freed again. */
+  @Test
+  void aResyncOfSomeObjectsHoldsBackAndFreesForeignNamesToo() {
+    ReportAggregator a = ReportAggregator.builder().grouping(Grouping.perNamespace()).build();
+    a.apply(partial(POD, 10, ResultStatus.FAIL));
+    a.flush();
+    AggregateReport foreign = kyvernos(a.aggregates().get(0));
+
+    assertThat(a.resyncOnly(List.of(foreign.ref()), List.of(foreign)).isEmpty()).isTrue();
+    a.apply(partial(OTHER, 10, ResultStatus.PASS));
+    assertThat(a.flush().isEmpty()).as("held back").isTrue();
+    assertThat(a.resyncOnly(List.of(foreign.ref()), List.of(foreign)).isEmpty()).isTrue();
+
+    ChangeSet freed = a.resyncOnly(List.of(foreign.ref()), List.of());
+
+    assertThat(freed.creates()).extracting(c -> c.report()).containsExactly(a.aggregates().get(0));
+    assertThat(a.flush().isEmpty()).isTrue();
+  }
+
   /** One partition of a split group is foreign: the others are written as usual. */
   @Test
   void onlyThePartitionAtTheForeignNameIsHeldBack() {
