@@ -76,7 +76,7 @@ class RealServerTamperedReportTest {
                   r.timestamp(),
                   r.resources(),
                   r.resourceSelector())));
-      mine.setSummary(new WireSummary(1, 0, 0, 0, 0));
+      mine.setSummary(new WireSummary(1L, 0L, 0L, 0L, 0L));
       tenant.resource(mine).update();
       AggregateReport tampered = onlyReport(admin, ns);
       assertThat(tampered.results().get(0).status()).isEqualTo(ResultStatus.PASS);

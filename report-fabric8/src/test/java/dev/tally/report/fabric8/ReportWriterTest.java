@@ -255,7 +255,7 @@ class ReportWriterTest {
         List.of(
             ReportCodec.encodeResult(
                 desired.results().get(0).toBuilder().status(ResultStatus.PASS).build())));
-    tampered.setSummary(new WireSummary(1, 0, 0, 0, 0));
+    tampered.setSummary(new WireSummary(1L, 0L, 0L, 0L, 0L));
     client.resource(tampered).update();
     assertThat(read("r1").getMetadata().getAnnotations())
         .containsEntry(WireNames.CONTENT_HASH_ANNOTATION, desired.contentHash());
