@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -95,42 +94,41 @@ final class PartialReportFeed {
    * The listener the informers call (on their threads): it hands their events to {@code target} in
    * tasks given to {@code submit} (the aggregator thread), with the events of each object
    * coalesced, so that what waits for the thread is bounded by the objects and not by the events.
-   * One task waits at a time. Per object, in order of the first event since its last hand-over: an
-   * upsert replaces the upsert before it, a removal replaces the upsert before it (the removal
-   * carries the object's last state), and an upsert after a removal (an object created again under
-   * the same name) is kept behind it. So a namespace that rewrites its objects as fast as it can
-   * makes the queue hold one state per object, and the ledger receives what it would have received
-   * event by event, minus states that a later one of the same object superseded.
+   * One task waits at a time. Each object waits, in order of its first event since its last
+   * hand-over, as at most one removal followed by one upsert: an upsert replaces the upsert before
+   * it; a removal replaces what waited before it (an upsert, or a removal followed by an upsert of
+   * the object created again under the same name), since it carries the object's last state, which
+   * supersedes the earlier ones; an upsert after a removal (the object created again) is kept
+   * behind it. So a namespace that rewrites, or deletes and creates again, its objects as fast as
+   * it can makes the queue hold at most two states per object, and the ledger receives what it
+   * would have received event by event, minus states that a later one under the same name
+   * superseded.
    */
   static PartialReportSource.Listener handing(
       Consumer<Runnable> submit, PartialReportSource.Listener target) {
     return new PartialReportSource.Listener() {
       /** Each object's events not handed over yet, in order of each object's first event. */
-      private final LinkedHashMap<String, ArrayDeque<Pending>> pending = new LinkedHashMap<>();
+      private final LinkedHashMap<String, Pending> pending = new LinkedHashMap<>();
 
       private boolean scheduled;
 
       @Override
       public void upsert(HasMetadata resource) {
-        add(new Pending(resource, false));
+        add(resource, false);
       }
 
       @Override
       public void removed(HasMetadata resource) {
-        add(new Pending(resource, true));
+        add(resource, true);
       }
 
-      private void add(Pending event) {
+      private void add(HasMetadata resource, boolean removed) {
         boolean schedule;
         synchronized (pending) {
-          ArrayDeque<Pending> events =
-              pending.computeIfAbsent(
-                  PartialReportLedger.key(event.resource()), k -> new ArrayDeque<>(2));
-          Pending last = events.peekLast();
-          if (last != null && !last.removed()) {
-            events.pollLast(); // superseded by this later state of the same object
-          }
-          events.addLast(event);
+          pending.merge(
+              PartialReportLedger.key(resource),
+              removed ? new Pending(resource, null) : new Pending(null, resource),
+              (had, now) -> removed ? now : new Pending(had.removal(), resource));
           schedule = !scheduled;
           scheduled = true;
         }
@@ -141,7 +139,7 @@ final class PartialReportFeed {
 
       /** On the aggregator thread: hands a batch of objects' events to the target. */
       private void handOver() {
-        List<ArrayDeque<Pending>> batch = new ArrayList<>();
+        List<Pending> batch = new ArrayList<>();
         boolean more;
         synchronized (pending) {
           var it = pending.values().iterator();
@@ -157,32 +155,42 @@ final class PartialReportFeed {
         }
         // one object that fails does not keep the others of the batch from the ledger
         RuntimeException failed = null;
-        for (ArrayDeque<Pending> events : batch) {
-          for (Pending e : events) {
-            try {
-              if (e.removed()) {
-                target.removed(e.resource());
-              } else {
-                target.upsert(e.resource());
-              }
-            } catch (RuntimeException ex) {
-              if (failed == null) {
-                failed = ex;
-              } else {
-                failed.addSuppressed(ex);
-              }
+        for (Pending events : batch) {
+          try {
+            if (events.removal() != null) {
+              target.removed(events.removal());
             }
+          } catch (RuntimeException ex) {
+            failed = collect(failed, ex);
+          }
+          try {
+            if (events.upsert() != null) {
+              target.upsert(events.upsert());
+            }
+          } catch (RuntimeException ex) {
+            failed = collect(failed, ex);
           }
         }
         if (failed != null) {
           throw failed; // the thread logs it and the controller resyncs
         }
       }
+
+      private RuntimeException collect(@Nullable RuntimeException failed, RuntimeException ex) {
+        if (failed == null) {
+          return ex;
+        }
+        failed.addSuppressed(ex);
+        return failed;
+      }
     };
   }
 
-  /** An event of the informers waiting for the aggregator thread. */
-  private record Pending(HasMetadata resource, boolean removed) {}
+  /**
+   * One object's events waiting for the aggregator thread: its last removal, then its latest upsert
+   * (the object created again); either may be absent, not both.
+   */
+  private record Pending(@Nullable HasMetadata removal, @Nullable HasMetadata upsert) {}
 
   /**
    * Applies the informers' caches. The ADD events queued behind this task re-apply the same

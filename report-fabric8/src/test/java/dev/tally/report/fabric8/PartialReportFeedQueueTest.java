@@ -45,7 +45,7 @@ class PartialReportFeedQueueTest {
   }
 
   @Test
-  void aRemovalIsNeverMergedAwayAndOrderWithinAnObjectIsKept() {
+  void aRemovalStaysAheadOfTheLatestUpsertOfItsObject() {
     var listener = PartialReportFeed.handing(tasks::add, target);
     listener.upsert(object("a", "x", 1));
     listener.upsert(object("a", "x", 2));
@@ -59,6 +59,35 @@ class PartialReportFeedQueueTest {
     listener.upsert(object("a", "x", 7));
     runTasks();
     assertThat(handled).endsWith("upsert a/x@7");
+  }
+
+  /**
+   * An object deleted and created again under the same name, over and over within one hand-over,
+   * waits as at most its last removal and its latest upsert: before, every removal was kept, so the
+   * queue grew with the cycles.
+   */
+  @Test
+  void deleteAndRecreateCyclesWaitAsOneRemovalAndTheLatestUpsert() {
+    var listener = PartialReportFeed.handing(tasks::add, target);
+    listener.upsert(object("churn", "x", 1));
+    for (int v = 2; v <= 20_000; v += 2) {
+      listener.removed(object("churn", "x", v));
+      listener.upsert(object("churn", "x", v + 1));
+    }
+    listener.upsert(object("quiet", "y", 30_000));
+    assertThat(tasks).hasSize(1);
+    runTasks();
+    assertThat(handled)
+        .containsExactly("removed churn/x@20000", "upsert churn/x@20001", "upsert quiet/y@30000");
+
+    // ending on a removal: the last removal alone, which carries the object's last state
+    handled.clear();
+    for (int v = 40_000; v < 40_010; v += 2) {
+      listener.upsert(object("churn", "x", v));
+      listener.removed(object("churn", "x", v + 1));
+    }
+    runTasks();
+    assertThat(handled).containsExactly("removed churn/x@40009");
   }
 
   private void runTasks() {
