@@ -88,6 +88,7 @@ public final class AggregatorController implements AutoCloseable {
     this.thread = new AggregatorThread(this::taskFailed, this::fatal, b.nanoTicker);
     calls.onProgress(thread::progress);
     FeedInput input = b.kyverno == null ? new TallyPartialsInput() : new KyvernoReportsInput();
+    RefusedCopies copies = new RefusedCopies(b.maxRefusedCopiesPerNamespace, b.maxRefusedCopies);
     this.intermediate =
         b.kyverno == null
             ? null
@@ -97,6 +98,7 @@ public final class AggregatorController implements AutoCloseable {
             input,
             intermediate,
             new RejectionEvents(b.client, calls, b.metrics, b.clock, b.emitEvents),
+            copies,
             b.metrics,
             this::now,
             ClockRule.allowing(b.maxClockSkew),
@@ -124,7 +126,8 @@ public final class AggregatorController implements AutoCloseable {
             thread,
             ledger,
             b.syncTimeout,
-            task -> freshness.input(task, scheduler::writeDue));
+            task -> freshness.input(task, scheduler::writeDue),
+            copies);
     this.policies =
         b.kyverno == null || !b.kyverno.watchesPolicies()
             ? null
@@ -456,6 +459,8 @@ public final class AggregatorController implements AutoCloseable {
     private boolean emitEvents = true;
     private @Nullable LeaderElectionSettings election;
     private @Nullable KyvernoInput kyverno;
+    private int maxRefusedCopiesPerNamespace = RefusedCopies.DEFAULT_MAX_PER_NAMESPACE;
+    private int maxRefusedCopies = RefusedCopies.DEFAULT_MAX;
 
     private Builder(KubernetesClient client) {
       super(client);
@@ -547,6 +552,24 @@ public final class AggregatorController implements AutoCloseable {
     /** Record a Kubernetes Event on each rejected partial report; on by default. */
     public Builder emitEvents(boolean emitEvents) {
       this.emitEvents = emitEvents;
+      return this;
+    }
+
+    /**
+     * Caps on what the informers hold of the objects refused (docs/DESIGN.md, section 9, "Caps"):
+     * each is held as its identity alone (a stripped copy, at most about 2 KiB), at most {@code
+     * perNamespace} of them in one namespace and {@code total} in all (1,000 and 20,000 by
+     * default). Past a cap nothing is held for a refused object (a Warning Event {@code NotHeld}
+     * naming the cap, {@link TallyMetrics#capacityReached}); its deletion is then seen by the next
+     * periodic re-list.
+     */
+    public Builder maxRefusedCopies(int perNamespace, int total) {
+      if (perNamespace < 1 || total < 1) {
+        throw new IllegalArgumentException(
+            "maxRefusedCopies must be at least 1, was " + perNamespace + " and " + total);
+      }
+      this.maxRefusedCopiesPerNamespace = perNamespace;
+      this.maxRefusedCopies = total;
       return this;
     }
 

@@ -4,6 +4,7 @@ import dev.tally.report.fabric8.internal.ApiCalls;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -33,6 +34,7 @@ final class PartialReportFeed {
   private final PartialReportLedger ledger;
   private final Duration syncTimeout;
   private final UnaryOperator<Runnable> arrival;
+  private final RefusedCopies copies;
 
   private @Nullable PartialReportSource source;
 
@@ -43,7 +45,8 @@ final class PartialReportFeed {
       AggregatorThread thread,
       PartialReportLedger ledger,
       Duration syncTimeout,
-      UnaryOperator<Runnable> arrival) {
+      UnaryOperator<Runnable> arrival,
+      RefusedCopies copies) {
     this.arrival = arrival;
     this.client = client;
     this.calls = calls;
@@ -51,6 +54,7 @@ final class PartialReportFeed {
     this.thread = thread;
     this.ledger = ledger;
     this.syncTimeout = syncTimeout;
+    this.copies = copies;
   }
 
   /**
@@ -64,12 +68,17 @@ final class PartialReportFeed {
 
   /**
    * Starts the informers and waits until they synced; {@link #stop} stops them, synced or not. Each
-   * hand-over task goes through {@code arrival}, which stamps when it was handed over.
+   * hand-over task goes through {@code arrival}, which stamps when it was handed over. The
+   * informers hold a refused object's identity alone, within caps ({@link RefusedCopies}).
    */
   void start() throws InterruptedException, TimeoutException {
+    List<SharedIndexInformer<? extends HasMetadata>> informers = new ArrayList<>();
+    for (var informer : input.informers(client)) {
+      informers.add(copies.bound(informer));
+    }
     var src =
         new PartialReportSource(
-            input.informers(client),
+            informers,
             handing(
                 task -> thread.submit(arrival.apply(task)),
                 new PartialReportSource.Listener() {
@@ -216,6 +225,7 @@ final class PartialReportFeed {
     if (source != null) {
       source.close();
       source = null;
+      copies.clear();
     }
   }
 

@@ -43,6 +43,7 @@ final class PartialReportLedger {
   private final FeedInput input;
   private final @Nullable IntermediateReports intermediate;
   private final RejectionEvents rejections;
+  private final RefusedCopies copies;
   private final TallyMetrics metrics;
   private final Supplier<Timestamp> now;
   private final ClockRule clock;
@@ -52,8 +53,14 @@ final class PartialReportLedger {
   private Liveness liveness = Liveness.all();
   private final SubjectIndex subjects = new SubjectIndex();
 
-  /** The resourceVersion of each partial report object last handled, to handle each once. */
+  /**
+   * The resourceVersion of each partial report object last handled, to handle each once; a version
+   * refused is marked with {@link #REFUSED} before it.
+   */
   private final Map<String, String> handledVersions = new HashMap<>();
+
+  /** Marks a handled version that was refused; no resourceVersion begins with it. */
+  private static final String REFUSED = "!";
 
   /** Objects refused at a cap, tried again by the next periodic re-list ({@link #retryRefused}). */
   private final Set<String> refusedAtCap = new HashSet<>();
@@ -66,6 +73,7 @@ final class PartialReportLedger {
       FeedInput input,
       @Nullable IntermediateReports intermediate,
       RejectionEvents rejections,
+      RefusedCopies copies,
       TallyMetrics metrics,
       Supplier<Timestamp> now,
       ClockRule clock,
@@ -73,6 +81,7 @@ final class PartialReportLedger {
     this.input = input;
     this.intermediate = intermediate;
     this.rejections = rejections;
+    this.copies = copies;
     this.metrics = metrics;
     this.now = now;
     this.clock = clock;
@@ -120,14 +129,21 @@ final class PartialReportLedger {
 
   /** An input object appeared or changed: applies it once per version, or rejects it. */
   void upsert(HasMetadata resource) {
-    if (aggregator == null) {
-      return;
+    if (aggregator == null || RefusedCopies.isCopy(resource)) {
+      return; // a refused version's stripped copy, from the informer's cache: handled already
     }
     String key = key(resource);
     String version = Objects.requireNonNullElse(resource.getMetadata().getResourceVersion(), "");
-    if (version.equals(handledVersions.put(key, version))) {
+    String handled = handledVersions.get(key);
+    if (version.equals(handled)) {
       return; // the informer's cache and its events both deliver every object: once is enough
     }
+    if ((REFUSED + version).equals(handled)) {
+      // refused already, delivered again (the informer listed afresh and holds it whole again)
+      copies.refused(resource, holds(key));
+      return;
+    }
+    handledVersions.put(key, version);
     apply(key, resource);
   }
 
@@ -137,6 +153,8 @@ final class PartialReportLedger {
    * gets in once there is room, without being applied twice in between.
    */
   void retryRefused() {
+    // the content comes from that re-list, not from the informers, which hold a refused object's
+    // identity alone (RefusedCopies)
     for (String key : refusedAtCap) {
       handledVersions.remove(key);
     }
@@ -172,6 +190,7 @@ final class PartialReportLedger {
         // not its content's fault: the next periodic re-list tries it again, when there may be room
         refusedAtCap.add(key);
       }
+      refused(key, resource);
       return;
     }
     metrics.partialApplied();
@@ -190,6 +209,24 @@ final class PartialReportLedger {
   }
 
   /**
+   * {@code resource}, known as {@code key}, was refused at its version: that is remembered, and the
+   * informers hold its identity alone, or nothing past their caps ({@link RefusedCopies}).
+   */
+  private void refused(String key, HasMetadata resource) {
+    String version = Objects.requireNonNullElse(resource.getMetadata().getResourceVersion(), "");
+    handledVersions.replace(key, version, REFUSED + version);
+    copies.refused(resource, holds(key)).ifPresent(cap -> rejections.notHeld(key, resource, cap));
+  }
+
+  /**
+   * Whether the removal of the object known as {@code key} changes something: the aggregator holds
+   * an earlier version of it, whose subject its removal may delete.
+   */
+  private boolean holds(String key) {
+    return removalDeletesSubject() && subjects.contains(key);
+  }
+
+  /**
    * An input object is gone. When intermediate reports are deleted after merging, that says nothing
    * about the subject, and an object deleted before it was merged (by another hand, or collected
    * with its resource) still says what its last state said: that is applied.
@@ -200,13 +237,17 @@ final class PartialReportLedger {
     }
     String key = key(resource);
     String handled = handledVersions.remove(key);
+    if (handled != null && handled.startsWith(REFUSED)) {
+      handled = handled.substring(REFUSED.length());
+    }
     refusedAtCap.remove(key);
     if (intermediate != null) {
       intermediate.gone(key);
     }
     if (!removalDeletesSubject()) {
       String version = Objects.requireNonNullElse(resource.getMetadata().getResourceVersion(), "");
-      if (!version.equals(handled)) {
+      // a stripped copy (a refused version, from the informer's cache) says nothing
+      if (!version.equals(handled) && !RefusedCopies.isCopy(resource)) {
         apply(key, resource);
         if (intermediate != null) {
           intermediate.gone(key); // it is not there to delete

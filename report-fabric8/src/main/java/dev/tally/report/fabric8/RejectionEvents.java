@@ -84,23 +84,43 @@ final class RejectionEvents {
     if (e instanceof CapacityExceededException cap) {
       metrics.capacityReached(cap.cap());
     }
+    record(key, resource, "Rejected", "rejected", e.getMessage(), "");
+  }
+
+  /**
+   * {@code resource}, known as {@code key} and refused already, is not held at all, since {@code
+   * cap} keeps the informers from holding even its stripped copy ({@link RefusedCopies}): {@link
+   * TallyMetrics#capacityReached} and a Warning Event {@code NotHeld} naming the cap, shared fairly
+   * as the rejections' are.
+   */
+  void notHeld(String key, HasMetadata resource, CapacityExceededException cap) {
+    metrics.capacityReached(cap.cap());
+    record(key, resource, "NotHeld", "not holding", cap.getMessage(), "/" + cap.cap());
+  }
+
+  /**
+   * A WARN line and a Warning Event with {@code reason} on {@code resource}, within its namespace's
+   * share; the Event is named from the object's key, resourceVersion and {@code salt}, so that one
+   * version gets one Event of each kind.
+   */
+  private void record(
+      String key, HasMetadata resource, String reason, String verb, String message, String salt) {
     var meta = resource.getMetadata();
     String ns = meta.getNamespace() == null ? "" : meta.getNamespace();
     if (!take(ns)) {
       metrics.rejectionEventSuppressed(ns);
-      LOG.debug("rejected {} (namespace over its share of Events): {}", key, e.getMessage());
+      LOG.debug("{} {} (namespace over its share of Events): {}", verb, key, message);
       return;
     }
-    LOG.warn("rejected {}: {}", key, e.getMessage());
+    LOG.warn("{} {}: {}", verb, key, message);
     if (!emitEvents) {
       return;
     }
-    String version = key + "@" + meta.getResourceVersion();
+    String version = key + "@" + meta.getResourceVersion() + salt;
     String namespace =
         meta.getNamespace() == null || meta.getNamespace().isEmpty()
             ? "default"
             : meta.getNamespace();
-    String message = e.getMessage();
     if (message.length() > 1000) {
       message = message.substring(0, 1000);
     }
@@ -121,7 +141,7 @@ final class RejectionEvents {
                     .withResourceVersion(meta.getResourceVersion())
                     .build())
             .withType("Warning")
-            .withReason("Rejected")
+            .withReason(reason)
             .withMessage(message)
             .withNewSource()
             .withComponent("tally-aggregator")

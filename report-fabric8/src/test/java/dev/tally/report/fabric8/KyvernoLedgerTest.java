@@ -55,6 +55,7 @@ class KyvernoLedgerTest {
             new KyvernoReportsInput(),
             new IntermediateReports(client, calls, settings, metrics, clock),
             new RejectionEvents(client, calls, metrics, clock, false),
+            new RefusedCopies(1_000, 20_000),
             metrics,
             () -> Timestamp.ofSeconds(1_800_000_000L),
             // the reports are stamped in 2030, ahead of this fixed clock: the clock rule has tests

@@ -1,0 +1,337 @@
+package dev.tally.report.fabric8;
+
+import dev.tally.report.api.CapacityExceededException;
+import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
+import dev.tally.report.fabric8.resource.PartialReportResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.ItemStore;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the feed's informers hold of the objects the ledger refused (docs/DESIGN.md, section 9,
+ * "Caps"). An informer keeps every object whole in its store, refused ones included: a tenant's
+ * refused objects of a megabyte each would stay in the heap for as long as they stay in the
+ * cluster. The informers' stores ({@link #store}) hold a refused object, once the ledger refused
+ * its version ({@link #refused}), as a <em>stripped copy</em>: its identity alone (apiVersion,
+ * kind, namespace, name, uid and resourceVersion, each bounded by the API server's validation),
+ * which is all that is read of an object after its version was handled: an update arrives with the
+ * new object and a watch's deletion with the object it carries; only a deletion found by an
+ * informer's re-list hands over the store's copy, and then only its key and version are read.
+ *
+ * <p>The stripped copies are counted per namespace and in all against {@code maxPerNamespace} and
+ * {@code max}. Past a cap nothing at all is held for a refused object: its entry leaves the store.
+ * Its deletion is then seen by the next periodic re-list instead of an event, which changes
+ * nothing, since the aggregator holds nothing of it; should the informer deliver the same version
+ * again (after its own re-list), it is refused again and leaves again. An object whose removal the
+ * ledger needs (the aggregator still holds an earlier version of it) keeps its stripped copy past
+ * the caps: what the aggregator holds for it is bounded by the aggregator's own caps.
+ *
+ * <p>The stores are modified by the informers' threads (one at a time per informer) and by the
+ * aggregator thread ({@link #refused}); everything is guarded by one lock.
+ */
+final class RefusedCopies {
+  /** Copies of refused objects one namespace may hold, by default. */
+  static final int DEFAULT_MAX_PER_NAMESPACE = 1_000;
+
+  /** Copies of refused objects all namespaces together may hold, by default. */
+  static final int DEFAULT_MAX = 20_000;
+
+  /** The cap on one namespace's copies, as named in Events and metrics. */
+  static final String CAP_PER_NAMESPACE = "maxRefusedCopiesPerNamespace";
+
+  /** The cap on all copies, as named in Events and metrics. */
+  static final String CAP = "maxRefusedCopies";
+
+  /**
+   * Marks a stripped copy, in its metadata's additional properties: the API server drops unknown
+   * metadata fields, so no object read from the cluster carries it, and a copy is never written.
+   */
+  private static final String MARK = "tally.dev/refused-copy";
+
+  private final int maxPerNamespace;
+  private final int max;
+  private final Object lock = new Object();
+  private final List<Store<?>> stores = new ArrayList<>();
+  private final Map<String, Integer> byNamespace = new HashMap<>();
+  private int total;
+  private long bytes;
+
+  RefusedCopies(int maxPerNamespace, int max) {
+    if (maxPerNamespace < 1 || max < 1) {
+      throw new IllegalArgumentException(
+          "maxRefusedCopies must be at least 1, was " + maxPerNamespace + " and " + max);
+    }
+    this.maxPerNamespace = maxPerNamespace;
+    this.max = max;
+  }
+
+  /**
+   * Makes {@code informer}, not started yet, keep its objects in a store of this set; its namespace
+   * index, which nothing reads and which would hold a key per object, is removed.
+   */
+  <T extends HasMetadata> SharedIndexInformer<T> bound(SharedIndexInformer<T> informer) {
+    return informer.removeNamespaceIndex().itemStore(store());
+  }
+
+  /** A new store for one informer. */
+  <T extends HasMetadata> ItemStore<T> store() {
+    Store<T> store = new Store<>();
+    synchronized (lock) {
+      stores.add(store);
+    }
+    return store;
+  }
+
+  /** The stores of a term are dropped with its informers; the counts restart. */
+  void clear() {
+    synchronized (lock) {
+      stores.clear();
+      byNamespace.clear();
+      total = 0;
+      bytes = 0;
+    }
+  }
+
+  /**
+   * The ledger refused {@code resource} at its version: the store holding that version keeps its
+   * stripped copy, or, past a cap and unless {@code keep}, nothing. Nothing changes when no store
+   * holds that version (it changed or went since, or is held as a stripped copy or not at all
+   * already).
+   *
+   * @param keep whether the ledger needs the object's removal (it holds an earlier version of it):
+   *     its stripped copy is kept past the caps
+   * @return the cap that kept the store from holding anything for it, if one did
+   */
+  Optional<CapacityExceededException> refused(HasMetadata resource, boolean keep) {
+    String key = keyOf(resource);
+    String version = resource.getMetadata().getResourceVersion();
+    String namespace = namespaceOf(resource);
+    synchronized (lock) {
+      for (Store<?> store : stores) {
+        HasMetadata held = store.items.get(key);
+        if (held == null
+            || isCopy(held)
+            || !Objects.equals(held.getMetadata().getResourceVersion(), version)
+            || !Objects.equals(held.getKind(), resource.getKind())) {
+          continue;
+        }
+        int inNamespace = byNamespace.getOrDefault(namespace, 0);
+        CapacityExceededException over = null;
+        if (inNamespace >= maxPerNamespace) {
+          over =
+              new CapacityExceededException(
+                  "metadata.namespace",
+                  "namespace '"
+                      + namespace
+                      + "' already holds "
+                      + inNamespace
+                      + " copies of refused objects, at most "
+                      + maxPerNamespace
+                      + " allowed (cap "
+                      + CAP_PER_NAMESPACE
+                      + "); nothing is held for this one",
+                  maxPerNamespace,
+                  CAP_PER_NAMESPACE);
+        } else if (total >= max) {
+          over =
+              new CapacityExceededException(
+                  "metadata.namespace",
+                  total
+                      + " copies of refused objects are held in all, at most "
+                      + max
+                      + " allowed (cap "
+                      + CAP
+                      + "; nothing is held for this one, of namespace '"
+                      + namespace
+                      + "')",
+                  max,
+                  CAP);
+        }
+        if (over != null && !keep) {
+          store.items.remove(key);
+          return Optional.of(over);
+        }
+        store.putCopy(key, stripped(held));
+        return Optional.empty();
+      }
+      return Optional.empty();
+    }
+  }
+
+  /** Whether {@code resource} is a stripped copy, which says nothing but its identity. */
+  static boolean isCopy(HasMetadata resource) {
+    var meta = resource.getMetadata();
+    return meta != null && meta.getAdditionalProperties().containsKey(MARK);
+  }
+
+  /** How many stripped copies are held, in all. */
+  int held() {
+    synchronized (lock) {
+      return total;
+    }
+  }
+
+  /** How many stripped copies {@code namespace} holds. */
+  int heldIn(String namespace) {
+    synchronized (lock) {
+      return byNamespace.getOrDefault(namespace, 0);
+    }
+  }
+
+  /** About how many bytes of heap the stripped copies take, in all. */
+  long heldBytes() {
+    synchronized (lock) {
+      return bytes;
+    }
+  }
+
+  /**
+   * About the heap a stripped copy takes: its strings (two bytes a character at most) and the
+   * objects around them. Each string is bounded by the API server's validation (a name 253
+   * characters, a namespace 63, a uid 36, ...), so a copy takes at most about 2 KiB.
+   */
+  static long bytesOf(HasMetadata copy) {
+    var meta = copy.getMetadata();
+    long chars = 0;
+    for (String s :
+        new String[] {
+          copy.getApiVersion(),
+          copy.getKind(),
+          meta.getNamespace(),
+          meta.getName(),
+          meta.getUid(),
+          meta.getResourceVersion()
+        }) {
+      chars += s == null ? 0 : s.length();
+    }
+    return 2 * chars + 400;
+  }
+
+  /** A copy of {@code object} that keeps its identity and nothing else, of the same class. */
+  static HasMetadata stripped(HasMetadata object) {
+    HasMetadata copy;
+    if (object instanceof PartialReportResource) {
+      copy = new PartialReportResource(); // its kind and apiVersion are its class's
+    } else if (object instanceof ClusterPartialReportResource) {
+      copy = new ClusterPartialReportResource();
+    } else {
+      var generic = new GenericKubernetesResource();
+      generic.setKind(object.getKind());
+      copy = generic;
+    }
+    copy.setApiVersion(object.getApiVersion());
+    var meta = object.getMetadata();
+    var m = new ObjectMeta();
+    m.setNamespace(meta.getNamespace());
+    m.setName(meta.getName());
+    m.setUid(meta.getUid());
+    m.setResourceVersion(meta.getResourceVersion());
+    m.setAdditionalProperty(MARK, Boolean.TRUE);
+    copy.setMetadata(m);
+    return copy;
+  }
+
+  /** The key of an object in a store: its namespace and name, as fabric8's own stores key them. */
+  private static String keyOf(HasMetadata object) {
+    String ns = object.getMetadata().getNamespace();
+    String name = object.getMetadata().getName();
+    return ns == null || ns.isEmpty() ? name : ns + "/" + name;
+  }
+
+  private static String namespaceOf(HasMetadata object) {
+    return Objects.requireNonNullElse(object.getMetadata().getNamespace(), "");
+  }
+
+  /**
+   * Counts a stripped copy of {@code store} in or out; not when the store belongs to a term that
+   * ended ({@link #clear}), whose informer may still be stopping. Under the lock.
+   */
+  private void count(Store<?> store, HasMetadata copy, int sign) {
+    if (!stores.contains(store)) {
+      return;
+    }
+    String namespace = namespaceOf(copy);
+    byNamespace.merge(namespace, sign, (a, b) -> a + b == 0 ? null : a + b);
+    total += sign;
+    bytes += sign * bytesOf(copy);
+  }
+
+  /**
+   * One informer's store: a map from key to object, where an object refused at its version is its
+   * stripped copy. The informer's own re-list delivers the same version again: the copy stays, and
+   * since the versions are equal the informer sends no event for it.
+   */
+  private final class Store<T extends HasMetadata> implements ItemStore<T> {
+    private final Map<String, T> items = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public String getKey(T obj) {
+      return keyOf(obj);
+    }
+
+    @Override
+    public @Nullable T put(String key, T obj) {
+      synchronized (lock) {
+        T had = items.get(key);
+        if (had != null
+            && isCopy(had)
+            && Objects.equals(
+                had.getMetadata().getResourceVersion(), obj.getMetadata().getResourceVersion())) {
+          return had; // the same refused version: still its copy alone
+        }
+        items.put(key, obj);
+        if (had != null && isCopy(had)) {
+          count(this, had, -1);
+        }
+        return had;
+      }
+    }
+
+    @SuppressWarnings("unchecked")
+    void putCopy(String key, HasMetadata copy) {
+      items.put(key, (T) copy); // the same class as the object it stands for
+      count(this, copy, +1);
+    }
+
+    @Override
+    public @Nullable T remove(String key) {
+      synchronized (lock) {
+        T had = items.remove(key);
+        if (had != null && isCopy(had)) {
+          count(this, had, -1);
+        }
+        return had;
+      }
+    }
+
+    @Override
+    public Stream<String> keySet() {
+      return List.copyOf(items.keySet()).stream();
+    }
+
+    @Override
+    public Stream<T> values() {
+      return List.copyOf(items.values()).stream();
+    }
+
+    @Override
+    public int size() {
+      return items.size();
+    }
+
+    @Override
+    public @Nullable T get(String key) {
+      return items.get(key);
+    }
+  }
+}
