@@ -99,6 +99,9 @@ final class IntermediateReports {
   /** Merged reports, by ledger key, to delete after the next complete write. */
   private final Map<String, Read> merged = new LinkedHashMap<>();
 
+  /** How many of {@link #merged} each namespace holds, for its cap. */
+  private final Map<String, Integer> mergedByNamespace = new HashMap<>();
+
   /** Reports awaiting adoption, by ledger key. */
   private final Map<String, Waiting> waiting = new LinkedHashMap<>();
 
@@ -141,6 +144,7 @@ final class IntermediateReports {
   /** The term ended: the next one seeds afresh and knows nothing of this one's objects. */
   void clear() {
     merged.clear();
+    mergedByNamespace.clear();
     waiting.clear();
     awaitingByNamespace.clear();
     published.clear();
@@ -154,8 +158,64 @@ final class IntermediateReports {
   void merged(String key, HasMetadata object) {
     release(key);
     if (deletesAfterMerge()) {
-      merged.put(key, Read.of(object));
+      Read read = Read.of(object);
+      if (merged.put(key, read) == null) {
+        mergedByNamespace.merge(read.namespace(), 1, Integer::sum);
+      }
       report();
+    }
+  }
+
+  /** {@code key} is no longer merged and awaiting its delete. */
+  private boolean unmerge(String key) {
+    Read read = merged.remove(key);
+    if (read == null) {
+      return false;
+    }
+    mergedByNamespace.computeIfPresent(read.namespace(), (ns, n) -> n == 1 ? null : n - 1);
+    return true;
+  }
+
+  /**
+   * Whether {@code object}, known as {@code key}, may be merged: when reports are deleted after
+   * merging, each merged report is remembered until its delete, and at a cap no more is merged
+   * until deletes catch up (back-pressure: the report stays in the cluster).
+   *
+   * @throws CapacityExceededException when it is not merged and awaiting its delete already and its
+   *     namespace, or all namespaces, hold as many as {@link KyvernoInput} allows
+   */
+  void checkMergeCaps(String key, HasMetadata object) {
+    if (!deletesAfterMerge() || merged.containsKey(key)) {
+      return;
+    }
+    String namespace = Objects.requireNonNullElse(object.getMetadata().getNamespace(), "");
+    int perNamespace = settings.maxAwaitingDeletePerNamespace();
+    int inNamespace = mergedByNamespace.getOrDefault(namespace, 0);
+    if (inNamespace >= perNamespace) {
+      throw new CapacityExceededException(
+          "metadata.namespace",
+          "namespace '"
+              + namespace
+              + "' already holds "
+              + inNamespace
+              + " merged reports awaiting their delete, at most "
+              + perNamespace
+              + " allowed (cap maxAwaitingDeletePerNamespace); not merged until deletes catch up",
+          perNamespace,
+          "maxAwaitingDeletePerNamespace");
+    }
+    int total = settings.maxAwaitingDelete();
+    if (merged.size() >= total) {
+      throw new CapacityExceededException(
+          "metadata.namespace",
+          merged.size()
+              + " merged reports await their delete in all, at most "
+              + total
+              + " allowed (cap maxAwaitingDelete; not merged until deletes catch up, namespace '"
+              + namespace
+              + "')",
+          total,
+          "maxAwaitingDelete");
     }
   }
 
@@ -237,7 +297,7 @@ final class IntermediateReports {
 
   /** The object known as {@code key} is gone from the cluster. */
   void gone(String key) {
-    if (merged.remove(key) != null | release(key)) {
+    if (unmerge(key) | release(key)) {
       report();
     }
   }
@@ -443,7 +503,7 @@ final class IntermediateReports {
     for (var e : List.copyOf(merged.entrySet())) {
       if (delete(e.getKey(), e.getValue())) {
         metrics.intermediateReportDeleted();
-        merged.remove(e.getKey());
+        unmerge(e.getKey());
       }
     }
     report();
@@ -477,7 +537,7 @@ final class IntermediateReports {
         return true;
       }
       if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
-        merged.remove(key);
+        unmerge(key);
         return false;
       }
       LOG.warn("could not delete {}: {}", key, RequestFailedException.rootCause(e));

@@ -174,6 +174,10 @@ final class PartialReportLedger {
         }
         return;
       }
+      if (intermediate != null) {
+        // merged reports wait for their delete, within caps: past them, no more is merged
+        intermediate.checkMergeCaps(key, resource);
+      }
       if (!(statement instanceof FeedInput.Statement.Ready ready)) {
         if (intermediate != null) {
           intermediate.merged(key, resource);

@@ -3,6 +3,7 @@ package dev.tally.report.fabric8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ResultStatus;
@@ -151,6 +152,65 @@ class KyvernoLedgerTest {
     ledger.upsert(awaiting("default", "flood-4"));
     assertThat(metrics.waiting).isEqualTo(4);
     assertThat(metrics.rejected.get("capacity")).isEqualTo(3);
+  }
+
+  /**
+   * Merged reports wait in the cluster until the write after them lets them be deleted, each held
+   * by the ledger meanwhile: at the cap of one namespace, or of all, no more is merged (a capacity
+   * rejection naming the cap; it stays in the cluster) until deletes catch up, and the next
+   * periodic re-list merges it. Before the cap, a namespace whose reports could not be deleted grew
+   * the map without bound.
+   */
+  @Test
+  void mergedReportsAwaitingDeleteAreCappedPerNamespaceAndInAll() {
+    begin(KyvernoInput.deleteAfterMerge().withMaxAwaitingDelete(2, 3));
+    for (int i = 0; i < 3; i++) {
+      ledger.upsert(about("default", "d-" + i, "u-d" + i));
+    }
+    assertThat(metrics.waiting).as("merged, awaiting delete").isEqualTo(2);
+    assertThat(metrics.capsReached).containsEntry("maxAwaitingDeletePerNamespace", 1);
+    assertThat(metrics.rejected).containsEntry("capacity", 1);
+    assertThat(aggregator.aggregates()).as("the refused one changed nothing").hasSize(2);
+
+    for (int i = 0; i < 2; i++) {
+      ledger.upsert(about("quiet", "q-" + i, "u-q" + i));
+    }
+    assertThat(metrics.waiting).isEqualTo(3);
+    assertThat(metrics.capsReached).containsEntry("maxAwaitingDelete", 1);
+    // a merged report changing again is not one more
+    GenericKubernetesResource again = about("quiet", "q-0", "u-q0");
+    again.getMetadata().setResourceVersion("2");
+    ledger.upsert(again);
+    assertThat(metrics.waiting).isEqualTo(3);
+
+    // the write after them succeeded: they are deleted (already gone from this mock: 404), and
+    // the next periodic re-list merges what waited in the cluster
+    ledger.written(ChangeSet.EMPTY);
+    assertThat(metrics.waiting).isZero();
+    ledger.retryRefused();
+    ledger.upsert(about("default", "d-2", "u-d2"));
+    ledger.upsert(about("quiet", "q-1", "u-q1"));
+    assertThat(metrics.waiting).isEqualTo(2);
+    assertThat(aggregator.aggregates()).hasSize(5);
+  }
+
+  private static GenericKubernetesResource about(String namespace, String name, String uid) {
+    long seconds = 1_800_000_000L;
+    GenericKubernetesResource report =
+        RealKyvernoTest.admissionReport(
+            namespace,
+            name,
+            "Pod",
+            "",
+            "v1",
+            "pod-" + uid,
+            uid,
+            seconds,
+            Map.of(
+                "require-labels",
+                List.of(RealKyvernoTest.result("require-labels", "check", "fail", seconds))));
+    report.getMetadata().setResourceVersion("1");
+    return report;
   }
 
   @Test

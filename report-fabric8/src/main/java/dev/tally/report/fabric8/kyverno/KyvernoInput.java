@@ -76,6 +76,8 @@ public final class KyvernoInput {
   private final int maxAwaitingPerNamespace;
   private final int maxAwaiting;
   private final Set<String> adoptionKinds;
+  private final int maxAwaitingDeletePerNamespace;
+  private final int maxAwaitingDelete;
 
   private KyvernoInput(
       Lifecycle lifecycle, Duration adoptionGrace, Duration adoptionRetry, boolean watchPolicies) {
@@ -86,7 +88,9 @@ public final class KyvernoInput {
         watchPolicies,
         1_000,
         10_000,
-        DEFAULT_ADOPTION_KINDS);
+        DEFAULT_ADOPTION_KINDS,
+        10_000,
+        100_000);
   }
 
   private KyvernoInput(
@@ -96,7 +100,9 @@ public final class KyvernoInput {
       boolean watchPolicies,
       int maxAwaitingPerNamespace,
       int maxAwaiting,
-      Set<String> adoptionKinds) {
+      Set<String> adoptionKinds,
+      int maxAwaitingDeletePerNamespace,
+      int maxAwaitingDelete) {
     this.lifecycle = lifecycle;
     this.adoptionGrace = adoptionGrace;
     this.adoptionRetry = adoptionRetry;
@@ -104,6 +110,8 @@ public final class KyvernoInput {
     this.maxAwaitingPerNamespace = maxAwaitingPerNamespace;
     this.maxAwaiting = maxAwaiting;
     this.adoptionKinds = adoptionKinds;
+    this.maxAwaitingDeletePerNamespace = maxAwaitingDeletePerNamespace;
+    this.maxAwaitingDelete = maxAwaitingDelete;
   }
 
   /**
@@ -133,7 +141,9 @@ public final class KyvernoInput {
         watchPolicies,
         maxAwaitingPerNamespace,
         maxAwaiting,
-        adoptionKinds);
+        adoptionKinds,
+        maxAwaitingDeletePerNamespace,
+        maxAwaitingDelete);
   }
 
   /** How often a report awaiting adoption looks for its resource again; 10 seconds by default. */
@@ -145,7 +155,9 @@ public final class KyvernoInput {
         watchPolicies,
         maxAwaitingPerNamespace,
         maxAwaiting,
-        adoptionKinds);
+        adoptionKinds,
+        maxAwaitingDeletePerNamespace,
+        maxAwaitingDelete);
   }
 
   /**
@@ -165,7 +177,9 @@ public final class KyvernoInput {
         watch,
         maxAwaitingPerNamespace,
         maxAwaiting,
-        adoptionKinds);
+        adoptionKinds,
+        maxAwaitingDeletePerNamespace,
+        maxAwaitingDelete);
   }
 
   /**
@@ -182,7 +196,50 @@ public final class KyvernoInput {
           "maxAwaitingAdoption must be at least 1, was " + perNamespace + " and " + total);
     }
     return new KyvernoInput(
-        lifecycle, adoptionGrace, adoptionRetry, watchPolicies, perNamespace, total, adoptionKinds);
+        lifecycle,
+        adoptionGrace,
+        adoptionRetry,
+        watchPolicies,
+        perNamespace,
+        total,
+        adoptionKinds,
+        maxAwaitingDeletePerNamespace,
+        maxAwaitingDelete);
+  }
+
+  /**
+   * Caps on the reports merged and awaiting their delete ({@link Lifecycle#DELETE_AFTER_MERGE}):
+   * each is remembered until the write after it lets it be deleted, at most {@code perNamespace} in
+   * one namespace and {@code total} in all (10,000 and 100,000 by default). At a cap no more report
+   * is merged until deletes catch up: back-pressure, never a drop. The report is rejected as a
+   * capacity rejection (a Warning Event naming the cap, {@code TallyMetrics.capacityReached}) and
+   * stays in the cluster; the next periodic re-list merges it when there is room.
+   */
+  public KyvernoInput withMaxAwaitingDelete(int perNamespace, int total) {
+    if (perNamespace < 1 || total < 1) {
+      throw new IllegalArgumentException(
+          "maxAwaitingDelete must be at least 1, was " + perNamespace + " and " + total);
+    }
+    return new KyvernoInput(
+        lifecycle,
+        adoptionGrace,
+        adoptionRetry,
+        watchPolicies,
+        maxAwaitingPerNamespace,
+        maxAwaiting,
+        adoptionKinds,
+        perNamespace,
+        total);
+  }
+
+  /** At most this many merged reports await their delete in one namespace. */
+  public int maxAwaitingDeletePerNamespace() {
+    return maxAwaitingDeletePerNamespace;
+  }
+
+  /** At most this many merged reports await their delete in all. */
+  public int maxAwaitingDelete() {
+    return maxAwaitingDelete;
   }
 
   /** At most this many reports await adoption in one namespace. */
@@ -228,7 +285,9 @@ public final class KyvernoInput {
         watchPolicies,
         maxAwaitingPerNamespace,
         maxAwaiting,
-        Set.copyOf(checked));
+        Set.copyOf(checked),
+        maxAwaitingDeletePerNamespace,
+        maxAwaitingDelete);
   }
 
   /** See {@link #withAdoptionKinds}. */
