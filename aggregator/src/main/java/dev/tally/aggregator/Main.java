@@ -132,6 +132,7 @@ public final class Main {
             .maxClockSkew(options.maxClockSkew)
             .minResyncInterval(options.minResyncInterval)
             .stallBound(options.stallBound)
+            .maxRefusedCopies(options.maxRefusedCopiesPerNamespace, options.maxRefusedCopies)
             .serverSideApply(options.serverSideApply);
     if (options.kyverno != null) {
       builder.input(options.kyverno);

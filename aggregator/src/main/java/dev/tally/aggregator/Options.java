@@ -203,6 +203,29 @@ public final class Options {
               "with --input kyverno, most reports awaiting adoption in one namespace; default 1000",
               false),
           new Flag(
+              "--max-awaiting-delete",
+              "N",
+              "with --input kyverno, most merged reports awaiting their delete in all; past it no"
+                  + " more is merged until deletes catch up; default 100000",
+              false),
+          new Flag(
+              "--max-awaiting-delete-per-namespace",
+              "N",
+              "with --input kyverno, most merged reports awaiting their delete in one namespace;"
+                  + " default 10000",
+              false),
+          new Flag(
+              "--max-refused-copies",
+              "N",
+              "most refused input objects the informers hold (each as its identity alone) in all;"
+                  + " past it nothing is held for one; default 20000",
+              false),
+          new Flag(
+              "--max-refused-copies-per-namespace",
+              "N",
+              "most refused input objects the informers hold in one namespace; default 1000",
+              false),
+          new Flag(
               "--min-resync-interval",
               "DURATION",
               "least time between two full resyncs that trouble asks for; default 30s",
@@ -256,6 +279,8 @@ public final class Options {
   final Duration shutdownTimeout;
   final InputCaps caps;
   final Duration minResyncInterval;
+  final int maxRefusedCopies;
+  final int maxRefusedCopiesPerNamespace;
   final boolean help;
 
   private Options(Map<String, String> v) {
@@ -287,7 +312,9 @@ public final class Options {
               "--adoption-grace",
               "--max-awaiting-adoption",
               "--max-awaiting-adoption-per-namespace",
-              "--adoption-kinds")) {
+              "--adoption-kinds",
+              "--max-awaiting-delete",
+              "--max-awaiting-delete-per-namespace")) {
         if (v.containsKey(flag)) {
           throw new UsageException(flag, "applies only with --input kyverno");
         }
@@ -340,6 +367,25 @@ public final class Options {
       } catch (IllegalArgumentException e) {
         throw new UsageException("--adoption-kinds", e.getMessage());
       }
+    }
+    if (v.containsKey("--max-awaiting-delete")
+        || v.containsKey("--max-awaiting-delete-per-namespace")) {
+      k =
+          k.withMaxAwaitingDelete(
+              number(
+                  v,
+                  "--max-awaiting-delete-per-namespace",
+                  k.maxAwaitingDeletePerNamespace(),
+                  Integer::parseInt,
+                  1,
+                  Integer.MAX_VALUE),
+              number(
+                  v,
+                  "--max-awaiting-delete",
+                  k.maxAwaitingDelete(),
+                  Integer::parseInt,
+                  1,
+                  Integer.MAX_VALUE));
     }
     kyverno = kyvernoInput ? k : null;
     groupingName = v.getOrDefault("--grouping", kyvernoInput ? "kyverno" : "per-namespace");
@@ -444,6 +490,16 @@ public final class Options {
     stallBound = duration(v, "--stall-bound", Duration.ofMinutes(3), false);
     maxStaleness = duration(v, "--max-staleness", Duration.ofMinutes(5), true);
     httpRequestTimeout = duration(v, "--http-request-timeout", Duration.ofSeconds(5), false);
+    maxRefusedCopies =
+        number(v, "--max-refused-copies", 20_000, Integer::parseInt, 1, Integer.MAX_VALUE);
+    maxRefusedCopiesPerNamespace =
+        number(
+            v,
+            "--max-refused-copies-per-namespace",
+            1_000,
+            Integer::parseInt,
+            1,
+            Integer.MAX_VALUE);
   }
 
   /**

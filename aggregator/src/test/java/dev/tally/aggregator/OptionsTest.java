@@ -48,6 +48,10 @@ class OptionsTest {
           "--max-producers-per-namespace",
           "--max-awaiting-adoption",
           "--max-awaiting-adoption-per-namespace",
+          "--max-awaiting-delete",
+          "--max-awaiting-delete-per-namespace",
+          "--max-refused-copies",
+          "--max-refused-copies-per-namespace",
           "--min-resync-interval",
           "--help");
 
@@ -274,10 +278,24 @@ class OptionsTest {
             "--max-awaiting-adoption-per-namespace", "20");
     assertThat(kyverno.kyverno.maxAwaitingAdoption()).isEqualTo(300);
     assertThat(kyverno.kyverno.maxAwaitingAdoptionPerNamespace()).isEqualTo(20);
+    Options deletes =
+        Options.parse(
+            "--input", "kyverno",
+            "--max-awaiting-delete", "500",
+            "--max-awaiting-delete-per-namespace", "50");
+    assertThat(deletes.kyverno.maxAwaitingDelete()).isEqualTo(500);
+    assertThat(deletes.kyverno.maxAwaitingDeletePerNamespace()).isEqualTo(50);
+    Options copies =
+        Options.parse("--max-refused-copies", "700", "--max-refused-copies-per-namespace", "7");
+    assertThat(copies.maxRefusedCopies).isEqualTo(700);
+    assertThat(copies.maxRefusedCopiesPerNamespace).isEqualTo(7);
+    assertThat(Options.parse().maxRefusedCopies).isEqualTo(20_000);
 
     assertThat(refusal("--max-results", "0"))
         .isEqualTo("--max-results: out of range [1, 9223372036854775807]: 0");
     assertThat(refusal("--max-awaiting-adoption", "10"))
         .isEqualTo("--max-awaiting-adoption: applies only with --input kyverno");
+    assertThat(refusal("--max-awaiting-delete", "10"))
+        .isEqualTo("--max-awaiting-delete: applies only with --input kyverno");
   }
 }
