@@ -161,8 +161,16 @@ final class PartialReportLedger {
     refusedAtCap.clear();
   }
 
-  /** Applies what {@code resource}, known as {@code key}, states. */
+  /** Applies what {@code resource}, known as {@code key} and in the cluster, states. */
   private void apply(String key, HasMetadata resource) {
+    apply(key, resource, false);
+  }
+
+  /**
+   * Applies what {@code resource}, known as {@code key}, states; {@code gone} when it was removed
+   * already (its last state), so that there is no delete for it to wait for.
+   */
+  private void apply(String key, HasMetadata resource, boolean gone) {
     ReportAggregator agg = Objects.requireNonNull(aggregator);
     PartialReport partial;
     try {
@@ -174,7 +182,7 @@ final class PartialReportLedger {
         }
         return;
       }
-      if (intermediate != null) {
+      if (intermediate != null && !gone) {
         // merged reports wait for their delete, within caps: past them, no more is merged
         intermediate.checkMergeCaps(key, resource);
       }
@@ -252,7 +260,7 @@ final class PartialReportLedger {
       String version = Objects.requireNonNullElse(resource.getMetadata().getResourceVersion(), "");
       // a stripped copy (a refused version, from the informer's cache) says nothing
       if (!version.equals(handled) && !RefusedCopies.isCopy(resource)) {
-        apply(key, resource);
+        apply(key, resource, true);
         if (intermediate != null) {
           intermediate.gone(key); // it is not there to delete
         }
