@@ -82,18 +82,17 @@ class KyvernoAggregatorJarIT {
             "--lease-name=tally-kyverno-aggregator",
             "--flush-window=100ms",
             "--http-port=0")) {
-      // a background scan finds two failing rules (times in 2030, later than the reports'
-      // creation, so that they order the two scans)
+      // a background scan finds two failing rules (a minute ahead: later than the reports'
+      // creation, so that they order the two scans, and within --max-clock-skew, 5m)
+      long t0 = java.time.Instant.now().getEpochSecond() + 60;
       admin
           .resource(
               backgroundReport(
                   ns,
                   pod,
                   "scan-1",
-                  1_900_000_000L,
-                  List.of(
-                      result("check-team", "fail", 1_900_000_000L),
-                      result("check-owner", "fail", 1_900_000_000L))))
+                  t0,
+                  List.of(result("check-team", "fail", t0), result("check-owner", "fail", t0))))
           .create();
       await(
           jar,
@@ -114,11 +113,7 @@ class KyvernoAggregatorJarIT {
       admin
           .resource(
               backgroundReport(
-                  ns,
-                  pod,
-                  "scan-2",
-                  1_900_000_060L,
-                  List.of(result("check-team", "pass", 1_900_000_060L))))
+                  ns, pod, "scan-2", t0 + 60, List.of(result("check-team", "pass", t0 + 60))))
           .create();
       await(
           jar,

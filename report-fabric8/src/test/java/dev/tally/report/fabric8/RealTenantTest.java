@@ -83,6 +83,18 @@ class RealTenantTest {
     installCrds(admin);
     RealKyvernoTest.installKyvernoCrds(admin);
     RealKyvernoTest.installKyvernoRole(admin);
+    // an earlier test's namespaces may still be terminating: an aggregator that sees their
+    // intermediate reports fails to write there, and deletes nothing merged until it can
+    Await.until(
+        "the intermediate reports of earlier tests are gone",
+        () ->
+            admin
+                .genericKubernetesResources(KyvernoReportsInput.EPHEMERAL)
+                .inAnyNamespace()
+                .list()
+                .getItems()
+                .isEmpty(),
+        Duration.ofSeconds(180));
     return cluster.serviceAccount("aggregator", "tally-kyverno-aggregator");
   }
 
@@ -294,6 +306,65 @@ class RealTenantTest {
       assertThat(report(admin, tenantNs, own.getMetadata().getUid()))
           .as("nothing from the future is written")
           .isEmpty();
+    }
+  }
+
+  @Test
+  void withKyvernosReportsKeptAForgedUidDoesNotKeepAnotherNamespacesDeletedResourceAlive(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    KubernetesClient account = kyvernoSetup(cluster);
+    String victimNs = cluster.namespace();
+    String tenantNs = cluster.otherNamespace("a");
+    KubernetesClient tenant = tenant(cluster, tenantNs);
+    // Kyverno's reports kept (they are the state), aggregated per namespace
+    try (AggregatorController controller =
+        AggregatorController.builder(account)
+            .aggregator(() -> ReportAggregator.builder().grouping(Grouping.perNamespace()).build())
+            .input(KyvernoInput.keep().withPolicyWatch(false))
+            .flushWindow(Duration.ZERO)
+            .metrics(new CountingMetrics())
+            .build()
+            .start()) {
+      Await.until("the aggregator has rebuilt", controller::isRebuilt);
+      long t = now();
+      Pod vault = MockCluster.pod(admin, victimNs, "vault");
+      admin
+          .resource(
+              backgroundReport(
+                  victimNs,
+                  vault,
+                  t,
+                  Map.of("require-labels", List.of(result("require-labels", "check", "fail", t)))))
+          .create();
+      Await.until("the victim's failure is reported", () -> results(admin, victimNs) == 1);
+      // the tenant's kept report claiming the victim's uid, with no owner: nothing collects it
+      tenant
+          .resource(
+              RealKyvernoTest.admissionReport(
+                  tenantNs,
+                  "forged",
+                  "Pod",
+                  "",
+                  "v1",
+                  "ghost",
+                  vault.getMetadata().getUid(),
+                  t,
+                  Map.of("require-labels", List.of(result("require-labels", "check", "fail", t)))))
+          .create();
+      Await.until("the tenant's claim is reported", () -> results(admin, tenantNs) == 1);
+
+      // the victim's Pod goes, and with it (garbage collection) its background report
+      admin.pods().inNamespace(victimNs).withName("vault").delete();
+      Await.until(
+          "the victim's results leave its namespace's report",
+          () -> results(admin, victimNs) == 0,
+          Duration.ofSeconds(120));
+      assertThat(results(admin, tenantNs)).as("the tenant's own claim stays its own").isEqualTo(1);
+      tenant
+          .genericKubernetesResources(KyvernoReportsInput.EPHEMERAL)
+          .inNamespace(tenantNs)
+          .delete();
     }
   }
 
