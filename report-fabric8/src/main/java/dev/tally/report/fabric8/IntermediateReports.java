@@ -189,34 +189,16 @@ final class IntermediateReports {
       return;
     }
     String namespace = Objects.requireNonNullElse(object.getMetadata().getNamespace(), "");
-    int perNamespace = settings.maxAwaitingDeletePerNamespace();
-    int inNamespace = mergedByNamespace.getOrDefault(namespace, 0);
-    if (inNamespace >= perNamespace) {
-      throw new CapacityExceededException(
-          "metadata.namespace",
-          "namespace '"
-              + namespace
-              + "' already holds "
-              + inNamespace
-              + " merged reports awaiting their delete, at most "
-              + perNamespace
-              + " allowed (cap maxAwaitingDeletePerNamespace); not merged until deletes catch up",
-          perNamespace,
-          "maxAwaitingDeletePerNamespace");
-    }
-    int total = settings.maxAwaitingDelete();
-    if (merged.size() >= total) {
-      throw new CapacityExceededException(
-          "metadata.namespace",
-          merged.size()
-              + " merged reports await their delete in all, at most "
-              + total
-              + " allowed (cap maxAwaitingDelete; not merged until deletes catch up, namespace '"
-              + namespace
-              + "')",
-          total,
-          "maxAwaitingDelete");
-    }
+    checkCaps(
+        namespace,
+        mergedByNamespace.getOrDefault(namespace, 0),
+        settings.maxAwaitingDeletePerNamespace(),
+        "maxAwaitingDeletePerNamespace",
+        merged.size(),
+        settings.maxAwaitingDelete(),
+        "maxAwaitingDelete",
+        "merged reports awaiting their delete",
+        "; not merged until deletes catch up");
   }
 
   /**
@@ -265,8 +247,34 @@ final class IntermediateReports {
   }
 
   private void checkAwaitingCaps(String namespace) {
-    int perNamespace = settings.maxAwaitingAdoptionPerNamespace();
-    int inNamespace = awaitingByNamespace.getOrDefault(namespace, 0);
+    checkCaps(
+        namespace,
+        awaitingByNamespace.getOrDefault(namespace, 0),
+        settings.maxAwaitingAdoptionPerNamespace(),
+        "maxAwaitingAdoptionPerNamespace",
+        waiting.size(),
+        settings.maxAwaitingAdoption(),
+        "maxAwaitingAdoption",
+        "reports awaiting adoption",
+        "");
+  }
+
+  /**
+   * Refuses one more of {@code what} in {@code namespace} when the namespace holds {@code
+   * perNamespace} already or all namespaces {@code total}, naming the cap.
+   *
+   * @throws CapacityExceededException at either cap
+   */
+  private static void checkCaps(
+      String namespace,
+      int inNamespace,
+      int perNamespace,
+      String perNamespaceCap,
+      int inAll,
+      int total,
+      String totalCap,
+      String what,
+      String consequence) {
     if (inNamespace >= perNamespace) {
       throw new CapacityExceededException(
           "metadata.namespace",
@@ -274,24 +282,33 @@ final class IntermediateReports {
               + namespace
               + "' already holds "
               + inNamespace
-              + " reports awaiting adoption, at most "
+              + " "
+              + what
+              + ", at most "
               + perNamespace
-              + " allowed (cap maxAwaitingAdoptionPerNamespace)",
+              + " allowed (cap "
+              + perNamespaceCap
+              + ")"
+              + consequence,
           perNamespace,
-          "maxAwaitingAdoptionPerNamespace");
+          perNamespaceCap);
     }
-    int total = settings.maxAwaitingAdoption();
-    if (waiting.size() >= total) {
+    if (inAll >= total) {
       throw new CapacityExceededException(
           "metadata.namespace",
-          waiting.size()
-              + " reports await adoption in all, at most "
+          inAll
+              + " "
+              + what
+              + " in all, at most "
               + total
-              + " allowed (cap maxAwaitingAdoption; refused for namespace '"
+              + " allowed (cap "
+              + totalCap
+              + "; refused for namespace '"
               + namespace
-              + "')",
+              + "')"
+              + consequence,
           total,
-          "maxAwaitingAdoption");
+          totalCap);
     }
   }
 
