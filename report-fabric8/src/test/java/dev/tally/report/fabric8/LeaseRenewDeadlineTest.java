@@ -89,6 +89,9 @@ class LeaseRenewDeadlineTest {
 
     // fabric8 renews within its retry period (real time); only then does the change go out
     scenario.awaitConverged(fixture.client);
+    // the metric of a write is recorded after its request, and reads the Lease first: the cluster
+    // can show the write before the record of it is made
+    Await.until("the write is recorded", () -> leaseAtWrite.size() > writesBefore);
     List<String> after = leaseAtWrite.subList(writesBefore, leaseAtWrite.size());
     assertThat(after).as("writes after the pause").isNotEmpty();
     assertThat(after)
