@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -67,7 +66,7 @@ public final class KubeTestEnv {
 
   /** Why the real control plane cannot run on this machine, or empty when it can. */
   public static @Nullable String unavailableBecause() {
-    if (executableOnPath("go") == null) {
+    if (GoTools.executableOnPath("go") == null) {
       return "Go is not on the PATH (the control plane is built from Kubernetes' Go modules;"
           + " install Go 1.26 or later, e.g. the golang package of your distribution)";
     }
@@ -146,6 +145,60 @@ public final class KubeTestEnv {
     config.setClientKeyData(null);
     config.setAutoOAuthToken(token);
     return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  /**
+   * A kubeconfig (YAML) for this control plane that authenticates as the ServiceAccount {@code
+   * namespace/account}, with a token from the TokenRequest API valid for a day: what a program of a
+   * test runs with when it must have exactly that account's rights.
+   */
+  public String serviceAccountKubeconfig(String namespace, String account) {
+    Config config = adminConfig();
+    try (KubernetesClient admin = new KubernetesClientBuilder().withConfig(config).build()) {
+      String token =
+          admin
+              .serviceAccounts()
+              .inNamespace(namespace)
+              .withName(account)
+              .tokenRequest(
+                  new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder()
+                      .withNewSpec()
+                      .withExpirationSeconds(24 * 3600L)
+                      .endSpec()
+                      .build())
+              .getStatus()
+              .getToken();
+      String ca = config.getCaCertData();
+      if (ca == null) {
+        ca =
+            java.util.Base64.getEncoder()
+                .encodeToString(Files.readAllBytes(Path.of(config.getCaCertFile())));
+      }
+      String user = "system:serviceaccount:" + namespace + ":" + account;
+      return String.join(
+          "\n",
+          "apiVersion: v1",
+          "kind: Config",
+          "clusters:",
+          "- name: kube-testenv",
+          "  cluster:",
+          "    server: " + server,
+          "    certificate-authority-data: " + ca,
+          "users:",
+          "- name: " + user,
+          "  user:",
+          "    token: " + token,
+          "contexts:",
+          "- name: kube-testenv",
+          "  context:",
+          "    cluster: kube-testenv",
+          "    user: " + user,
+          "    namespace: " + namespace,
+          "current-context: kube-testenv",
+          "");
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading the control plane's CA", e);
+    }
   }
 
   /**
@@ -295,27 +348,7 @@ public final class KubeTestEnv {
   }
 
   private static @Nullable Path repositoryRoot() {
-    for (Path d = Path.of(System.getProperty("user.dir")).toAbsolutePath();
-        d != null;
-        d = d.getParent()) {
-      if (Files.isRegularFile(d.resolve("kube-testenv").resolve("build.sh"))) {
-        return d;
-      }
-    }
-    return null;
-  }
-
-  private static @Nullable Path executableOnPath(String name) {
-    String path = System.getenv("PATH");
-    if (path == null) {
-      return null;
-    }
-    for (String dir : path.split(File.pathSeparator)) {
-      Path p = Path.of(dir, name);
-      if (Files.isExecutable(p)) {
-        return p;
-      }
-    }
-    return null;
+    Path root = GoTools.repositoryRoot();
+    return root != null && Files.isRegularFile(root.resolve("kube-testenv/build.sh")) ? root : null;
   }
 }

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds the programs a Go module of this folder lists as tools (its go.mod's `tool` lines), from
+# the Go module proxy, once per machine, and prints the cache directory that holds them as the
+# last line of stdout:
+#
+#   go-tools/build.sh kyverno   -> .../tally/kyverno/<key>/{kyverno,reports-controller}
+#   go-tools/build.sh helm      -> .../tally/helm/<key>/helm
+#
+#   key   = sha256 of the Go version, go.mod and go.sum of the module
+#   cache = ${XDG_CACHE_HOME:-$HOME/.cache}/tally/<module>/<key>/
+#
+# A build happens only when the cache has no complete build for the key (a cold build of Kyverno's
+# two programs takes about 20 minutes on two idle cores, Helm about 5; nothing when cached). The
+# module's source directory (for files such as Kyverno's CRDs and Helm chart) is written to
+# <cache>/module-dir. Progress goes to stderr. GOTOOLCHAIN, GOFLAGS, GOPROXY... are honoured as go
+# honours them.
+set -euo pipefail
+
+name="${1:?usage: go-tools/build.sh <module folder: kyverno | helm>}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here/$name"
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "build.sh: go is not on the PATH (Go 1.26 or newer is needed)" >&2
+  exit 3
+fi
+
+goversion="$(go env GOVERSION)"
+key="$(
+  {
+    echo "$goversion"
+    for f in go.mod go.sum; do
+      echo "== $f"
+      cat "$f"
+    done
+  } | sha256sum | cut -c1-64
+)"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/tally/$name/$key"
+
+if [[ ! -f "$cache/.complete" ]]; then
+  mkdir -p "$cache"
+  # One build at a time per key; whoever waited finds the programs made.
+  exec 9>"$cache/.lock"
+  if command -v flock >/dev/null 2>&1; then flock 9; fi
+  if [[ ! -f "$cache/.complete" ]]; then
+    echo "build.sh: building the tools of go-tools/$name ($goversion) into $cache;" \
+      "a cold build takes minutes" >&2
+    start=$SECONDS
+    tmp="$cache/tmp.$$"
+    trap 'rm -rf "$tmp"' EXIT
+    mkdir -p "$tmp"
+    # `tool` is every tool of the module; one go build shares the packages they have in common
+    go build -trimpath -ldflags='-s -w' -o "$tmp/" tool >&2
+    mv -f "$tmp"/* "$cache/"
+    touch "$cache/.complete"
+    echo "build.sh: built in $((SECONDS - start))s" >&2
+  fi
+fi
+
+# where the tools' own module is unpacked (Kyverno's CRDs and chart are read from there)
+main="$(go list -f '{{.Module.Path}}' tool | head -1)"
+go mod download -json "$main" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p' > "$cache/module-dir"
+echo "$cache"

@@ -1,0 +1,161 @@
+package dev.tally.kyverno.e2e;
+
+import dev.tally.testenv.Await;
+import dev.tally.testenv.ChildProcess;
+import dev.tally.testenv.KubeTestEnv;
+import dev.tally.testenv.RealKyverno;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Kyverno's admission controller and reports controller on a real control plane, with the
+ * aggregation of their intermediate reports done either by Kyverno's reports controller ({@link
+ * Mode#KYVERNO}, {@code --aggregateReports=true}, Kyverno's default) or by Tally's aggregator
+ * beside it ({@link Mode#TALLY}: {@code --aggregateReports=false} and {@code deploy/kyverno/}).
+ */
+public final class Aggregation implements AutoCloseable {
+  /** Who merges Kyverno's intermediate reports into PolicyReports. */
+  public enum Mode {
+    KYVERNO,
+    TALLY
+  }
+
+  private static final Duration READY = Duration.ofMinutes(3);
+
+  private final KubeTestEnv env;
+  private final RealKyverno kyverno;
+  private final Duration scanInterval;
+  private final Path work;
+  private Mode mode;
+  private @Nullable ChildProcess admission;
+  private @Nullable ChildProcess reports;
+  private @Nullable TallyBeside tally;
+  private int starts;
+
+  private Aggregation(KubeTestEnv env, Mode mode, Duration scanInterval) {
+    this.env = env;
+    this.kyverno = RealKyverno.install(env);
+    this.mode = mode;
+    this.scanInterval = scanInterval;
+    this.work = Path.of(System.getProperty("user.dir"), "target", "kyverno");
+  }
+
+  /**
+   * Starts Kyverno (and Tally in {@link Mode#TALLY}) and waits until each is ready: the admission
+   * controller's webhook server answers and its webhooks are registered, Tally's {@code /readyz}.
+   */
+  public static Aggregation start(KubeTestEnv env, Mode mode, Duration scanInterval) {
+    Aggregation a = new Aggregation(env, mode, scanInterval);
+    a.startAdmission();
+    a.startAggregation();
+    return a;
+  }
+
+  public Mode mode() {
+    return mode;
+  }
+
+  public RealKyverno kyverno() {
+    return kyverno;
+  }
+
+  /** The process that merges the intermediate reports: Kyverno's reports controller or Tally. */
+  public ChildProcess aggregator() {
+    return mode == Mode.TALLY ? tally().process() : reportsController();
+  }
+
+  public ChildProcess reportsController() {
+    if (reports == null) {
+      throw new IllegalStateException("the reports controller is not running");
+    }
+    return reports;
+  }
+
+  public ChildProcess admissionController() {
+    if (admission == null) {
+      throw new IllegalStateException("the admission controller is not running");
+    }
+    return admission;
+  }
+
+  public TallyBeside tally() {
+    if (tally == null) {
+      throw new IllegalStateException("Tally's aggregator is not running (mode " + mode + ")");
+    }
+    return tally;
+  }
+
+  /** Stops every process and starts them again, as a rollout of each Deployment would. */
+  public void restart() {
+    stopAggregation();
+    if (admission != null) {
+      admission.stop();
+    }
+    startAdmission();
+    startAggregation();
+  }
+
+  /**
+   * Switches who aggregates: the reports controller restarts with the other {@code
+   * --aggregateReports}, and Tally's aggregator starts (to Tally) or stops (to Kyverno), as the
+   * steps of deploy/kyverno/README.md do.
+   */
+  public void switchTo(Mode next) {
+    stopAggregation();
+    mode = next;
+    startAggregation();
+  }
+
+  private void startAdmission() {
+    admission = kyverno.startAdmissionController();
+    ChildProcess started = admission;
+    Await.until(
+        "Kyverno's admission controller is ready (" + started.log() + ")",
+        () -> {
+          if (!started.isAlive()) {
+            throw new AssertionError("Kyverno's admission controller exited:\n" + started.tail(40));
+          }
+          return started.ready();
+        },
+        READY);
+  }
+
+  private void startAggregation() {
+    starts++;
+    reports = kyverno.startReportsController(mode == Mode.KYVERNO, scanInterval);
+    if (mode == Mode.TALLY) {
+      tally = TallyBeside.start(env, work, "tally-" + starts);
+      TallyBeside started = tally;
+      Await.until(
+          "Tally's aggregator is ready (" + started.process().log() + ")",
+          () -> {
+            if (!started.process().isAlive()) {
+              throw new AssertionError("Tally's aggregator exited:\n" + started.process().tail(40));
+            }
+            return started.ready();
+          },
+          READY);
+    }
+  }
+
+  private void stopAggregation() {
+    if (tally != null) {
+      tally.close();
+      tally = null;
+    }
+    if (reports != null) {
+      reports.stop();
+      reports = null;
+    }
+  }
+
+  @Override
+  public void close() {
+    stopAggregation();
+    if (admission != null) {
+      admission.stop();
+      admission = null;
+    }
+  }
+}

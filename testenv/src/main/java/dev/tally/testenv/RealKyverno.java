@@ -1,0 +1,410 @@
+package dev.tally.testenv;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Kyverno's own programs, built from its Go module at the version {@code go-tools/kyverno/go.mod}
+ * pins, running out of cluster against a {@link KubeTestEnv}: the admission controller ({@code
+ * kyverno}, whose webhooks the API server really calls on loopback) and the reports controller.
+ *
+ * <p>{@link #install} puts into the control plane what Kyverno's Helm chart would, read from
+ * Kyverno's module and rendered by real Helm (built from {@code go-tools/helm}): Kyverno's CRDs
+ * from {@code config/crds}, and from the chart rendered with its default values the namespace's
+ * ServiceAccounts, ClusterRoles (aggregated by the control plane's aggregation controller), Roles,
+ * their bindings and the two ConfigMaps. Each program runs as its chart's ServiceAccount (a token
+ * from the TokenRequest API), with the arguments the chart's Deployment gives its container and
+ * only what running out of cluster needs added after them (Go's flag package takes the last of a
+ * repeated flag).
+ */
+public final class RealKyverno {
+  public static final String NAMESPACE = "kyverno";
+  public static final String ADMISSION_ACCOUNT = "kyverno-admission-controller";
+  public static final String REPORTS_ACCOUNT = "kyverno-reports-controller";
+
+  private static final Set<String> CHART_KINDS =
+      Set.of(
+          "ServiceAccount",
+          "ClusterRole",
+          "ClusterRoleBinding",
+          "Role",
+          "RoleBinding",
+          "ConfigMap");
+  private static final List<String> CRD_FOLDERS =
+      List.of("kyverno", "policies.kyverno.io", "reports", "policyreport");
+
+  private static @Nullable RealKyverno installed;
+
+  private final KubeTestEnv env;
+  private final GoTools.Built kyverno;
+  private final Path work;
+  private final List<HasMetadata> chart;
+
+  private RealKyverno(KubeTestEnv env, GoTools.Built kyverno, Path work, List<HasMetadata> chart) {
+    this.env = env;
+    this.kyverno = kyverno;
+    this.work = work;
+    this.chart = chart;
+  }
+
+  /** Why Kyverno cannot run here, or empty when it can. */
+  public static @Nullable String unavailableBecause() {
+    String why = KubeTestEnv.unavailableBecause();
+    return why != null ? why : GoTools.unavailableBecause();
+  }
+
+  /**
+   * Builds Kyverno and Helm when this machine has no build of them, and installs Kyverno's CRDs,
+   * namespace, accounts, roles and configuration into {@code env}, once per JVM.
+   */
+  public static synchronized RealKyverno install(KubeTestEnv env) {
+    if (installed != null) {
+      return installed;
+    }
+    Path work = Path.of(System.getProperty("user.dir"), "target", "kyverno");
+    GoTools.Built kyverno = GoTools.build("kyverno", work.resolve("build-kyverno.log"));
+    GoTools.Built helm = GoTools.build("helm", work.resolve("build-helm.log"));
+    List<HasMetadata> chart;
+    try (KubernetesClient admin = env.adminClient()) {
+      installCrds(admin, kyverno.moduleDir());
+      chart = renderChart(helm.program("helm"), kyverno.moduleDir(), work);
+      admin
+          .namespaces()
+          .resource(
+              new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+          .serverSideApply();
+      for (HasMetadata object : chart) {
+        if (CHART_KINDS.contains(object.getKind())) {
+          String ns = namespaceOf(object);
+          if (ns != null) {
+            object.getMetadata().setNamespace(ns);
+          }
+          admin.resource(object).forceConflicts().serverSideApply();
+        }
+      }
+    }
+    installed = new RealKyverno(env, kyverno, work, chart);
+    return installed;
+  }
+
+  /** The source of Kyverno's module (read-only): its CRDs, chart and tests. */
+  public Path moduleDir() {
+    return kyverno.moduleDir();
+  }
+
+  /** What the chart renders, with its default values (every kind, also those not installed). */
+  public List<HasMetadata> chart() {
+    return chart;
+  }
+
+  /**
+   * Starts the admission controller; it registers its webhooks with a URL on loopback, at a port of
+   * its own, and is ready when its webhook server answers.
+   */
+  public ChildProcess startAdmissionController(String... extraArgs) {
+    int webhookPort = freePort();
+    List<String> args = new ArrayList<>(chartArgs("kyverno-admission-controller", "kyverno"));
+    args.addAll(
+        List.of(
+            "--serverIP=127.0.0.1:" + webhookPort,
+            "--webhookServerHost=127.0.0.1",
+            "--webhookServerPort=" + webhookPort,
+            "--servicePort=" + webhookPort,
+            "--metricsHost=127.0.0.1",
+            "--metricsPort=" + freePort(),
+            "--profilePort=" + freePort(),
+            "--controllerRuntimeMetricsAddress=0",
+            "--autoMemLimitEnabled=false",
+            "--disableLogColor=true"));
+    args.addAll(List.of(extraArgs));
+    return start(
+        "admission-controller",
+        kyverno.program("kyverno"),
+        ADMISSION_ACCOUNT,
+        "kyverno-admission-controller",
+        "kyverno",
+        args,
+        webhookPort);
+  }
+
+  /**
+   * Starts the reports controller, with its aggregation on or off ({@code --aggregateReports}) and
+   * a background scan every {@code scanInterval}.
+   */
+  public ChildProcess startReportsController(
+      boolean aggregate, Duration scanInterval, String... extraArgs) {
+    List<String> args = new ArrayList<>(chartArgs("kyverno-reports-controller", "controller"));
+    args.addAll(
+        List.of(
+            "--aggregateReports=" + aggregate,
+            "--backgroundScanInterval=" + scanInterval.toSeconds() + "s",
+            "--metricsHost=127.0.0.1",
+            "--metricsPort=" + freePort(),
+            "--profilePort=" + freePort(),
+            "--autoMemLimitEnabled=false",
+            "--disableLogColor=true"));
+    args.addAll(List.of(extraArgs));
+    return start(
+        "reports-controller",
+        kyverno.program("reports-controller"),
+        REPORTS_ACCOUNT,
+        "kyverno-reports-controller",
+        "controller",
+        args,
+        0);
+  }
+
+  private ChildProcess start(
+      String name,
+      Path program,
+      String account,
+      String deployment,
+      String container,
+      List<String> args,
+      int webhookPort) {
+    try {
+      Files.createDirectories(work);
+      Path kubeconfig = work.resolve(name + ".kubeconfig");
+      Files.writeString(kubeconfig, env.serviceAccountKubeconfig(NAMESPACE, account));
+      List<String> command = new ArrayList<>();
+      command.add(program.toString());
+      command.add("--kubeconfig=" + kubeconfig);
+      command.addAll(args);
+      Map<String, String> environment = new LinkedHashMap<>(chartEnv(deployment, container));
+      environment.put("KYVERNO_NAMESPACE", NAMESPACE);
+      environment.put("KYVERNO_POD_NAME", deployment + "-0");
+      environment.put("KYVERNO_SERVICEACCOUNT_NAME", account);
+      environment.put("KYVERNO_DEPLOYMENT", deployment);
+      // the chart's /.sigstore is the image's; out of cluster, a folder of the test's
+      environment.put("TUF_ROOT", work.resolve("sigstore").toString());
+      Path log = work.resolve(name + "-" + System.currentTimeMillis() + ".log");
+      return ChildProcess.start(name, command, environment, log, webhookPort);
+    } catch (IOException e) {
+      throw new UncheckedIOException("starting Kyverno's " + name, e);
+    }
+  }
+
+  /** The rendered Deployment's container arguments. */
+  private List<String> chartArgs(String deployment, String container) {
+    return containerOf(deployment, container).getArgs();
+  }
+
+  /** The rendered Deployment's plain environment values (those from the pod's fields are set). */
+  private Map<String, String> chartEnv(String deployment, String container) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (EnvVar e : containerOf(deployment, container).getEnv()) {
+      if (e.getValue() != null) {
+        out.put(e.getName(), e.getValue());
+      }
+    }
+    return out;
+  }
+
+  private io.fabric8.kubernetes.api.model.Container containerOf(
+      String deployment, String container) {
+    return chart.stream()
+        .filter(o -> o instanceof Deployment && o.getMetadata().getName().equals(deployment))
+        .map(o -> (Deployment) o)
+        .flatMap(d -> d.getSpec().getTemplate().getSpec().getContainers().stream())
+        .filter(c -> c.getName().equals(container))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "Kyverno's chart renders no container " + container + " in " + deployment));
+  }
+
+  private static void installCrds(KubernetesClient admin, Path module) {
+    List<CustomResourceDefinition> crds = new ArrayList<>();
+    for (String folder : CRD_FOLDERS) {
+      try (Stream<Path> files = Files.list(module.resolve("config/crds").resolve(folder))) {
+        for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
+          try (InputStream in = Files.newInputStream(file)) {
+            crds.add(admin.apiextensions().v1().customResourceDefinitions().load(in).item());
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("reading Kyverno's CRDs in " + module, e);
+      }
+    }
+    for (CustomResourceDefinition crd : crds) {
+      crd.getMetadata().setResourceVersion(null);
+      admin.resource(crd).forceConflicts().serverSideApply();
+    }
+    for (CustomResourceDefinition crd : crds) {
+      admin
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .withName(crd.getMetadata().getName())
+          .waitUntilCondition(
+              c ->
+                  c != null
+                      && c.getStatus() != null
+                      && c.getStatus().getConditions().stream()
+                          .anyMatch(
+                              k ->
+                                  "Established".equals(k.getType())
+                                      && "True".equals(k.getStatus())),
+              60,
+              TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Kyverno's chart rendered by real Helm with its default values. The module's copy is read-only
+   * and names three sub-charts served from the Internet (the CRDs of kyverno-api and openreports,
+   * and reports-server), all off by default: a copy without them is what is rendered.
+   */
+  private static List<HasMetadata> renderChart(Path helm, Path module, Path work) {
+    try {
+      Path copy = work.resolve("chart");
+      if (Files.exists(copy)) {
+        try (Stream<Path> old = Files.walk(copy)) {
+          for (Path p : old.sorted((a, b) -> b.compareTo(a)).toList()) {
+            p.toFile().setWritable(true);
+            Files.delete(p);
+          }
+        }
+      }
+      Path source = module.resolve("charts/kyverno");
+      try (Stream<Path> files = Files.walk(source)) {
+        for (Path p : files.toList()) {
+          Path target = copy.resolve(source.relativize(p).toString());
+          if (Files.isDirectory(p)) {
+            Files.createDirectories(target);
+          } else {
+            Files.copy(p, target, StandardCopyOption.REPLACE_EXISTING);
+            target.toFile().setWritable(true);
+          }
+        }
+      }
+      copy.toFile().setWritable(true);
+      Files.deleteIfExists(copy.resolve("Chart.lock"));
+      Files.writeString(
+          copy.resolve("Chart.yaml"),
+          withoutRemoteDependencies(Files.readString(source.resolve("Chart.yaml"))));
+      Path out = work.resolve("chart-rendered.yaml");
+      Path log = work.resolve("helm-template.log");
+      Process p =
+          new ProcessBuilder(
+                  helm.toString(),
+                  "template",
+                  "kyverno",
+                  copy.toString(),
+                  "--namespace",
+                  NAMESPACE,
+                  "--kube-version",
+                  "1.37.0")
+              .redirectOutput(out.toFile())
+              .redirectError(log.toFile())
+              .start();
+      p.getOutputStream().close();
+      if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        p.destroyForcibly();
+        throw new IllegalStateException(
+            "helm template of Kyverno's chart failed: " + Files.readString(log));
+      }
+      List<HasMetadata> objects = new ArrayList<>();
+      try (KubernetesClient offline =
+          new io.fabric8.kubernetes.client.KubernetesClientBuilder().build()) {
+        for (String doc : Files.readString(out).split("(?m)^---\\s*$")) {
+          if (doc.lines().anyMatch(l -> l.startsWith("kind:"))) {
+            objects.addAll(
+                offline
+                    .load(new ByteArrayInputStream(doc.getBytes(StandardCharsets.UTF_8)))
+                    .items());
+          }
+        }
+      }
+      return objects;
+    } catch (IOException e) {
+      throw new UncheckedIOException("rendering Kyverno's chart", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted rendering Kyverno's chart", e);
+    }
+  }
+
+  /** Chart.yaml with the entries of {@code dependencies:} that name a repository removed. */
+  static String withoutRemoteDependencies(String chartYaml) {
+    StringBuilder out = new StringBuilder();
+    List<String> entry = new ArrayList<>();
+    boolean inDependencies = false;
+    for (String line : chartYaml.split("\n", -1)) {
+      if (line.startsWith("dependencies:")) {
+        inDependencies = true;
+        out.append(line).append('\n');
+        continue;
+      }
+      if (inDependencies && !line.isEmpty() && !line.startsWith(" ") && !line.startsWith("-")) {
+        flush(out, entry);
+        inDependencies = false;
+      }
+      if (!inDependencies) {
+        out.append(line).append('\n');
+      } else if (line.trim().startsWith("- ")) {
+        flush(out, entry);
+        entry.add(line);
+      } else {
+        entry.add(line);
+      }
+    }
+    flush(out, entry);
+    return out.toString().stripTrailing() + "\n";
+  }
+
+  private static void flush(StringBuilder out, List<String> entry) {
+    if (!entry.isEmpty() && entry.stream().noneMatch(l -> l.trim().startsWith("repository:"))) {
+      entry.forEach(l -> out.append(l).append('\n'));
+    }
+    entry.clear();
+  }
+
+  private static @Nullable String namespaceOf(HasMetadata object) {
+    String ns = object.getMetadata().getNamespace();
+    boolean clusterScoped =
+        object.getKind().equals("ClusterRole") || object.getKind().equals("ClusterRoleBinding");
+    return clusterScoped ? null : ns != null ? ns : NAMESPACE;
+  }
+
+  private static int freePort() {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The ConfigMap {@code kyverno} as the chart renders it (Kyverno's resource filters). */
+  public ConfigMap configMap() {
+    return chart.stream()
+        .filter(o -> o instanceof ConfigMap && o.getMetadata().getName().equals("kyverno"))
+        .map(o -> (ConfigMap) o)
+        .findFirst()
+        .orElseThrow();
+  }
+}
