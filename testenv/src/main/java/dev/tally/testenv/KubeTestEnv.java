@@ -238,7 +238,9 @@ public final class KubeTestEnv {
     Path logs = Path.of(System.getProperty("user.dir"), "target", "kube-testenv");
     try {
       Files.createDirectories(logs);
-      Path binary = build(root, logs.resolve("build.log"));
+      // per process: a module's tests may run in two forks, each with a control plane of its own
+      long pid = ProcessHandle.current().pid();
+      Path binary = build(root, logs.resolve("build-" + pid + ".log"));
       List<String> command = new ArrayList<>(List.of(binary.toString(), "--dir", logs.toString()));
       // CRDs installed before the controller manager starts, so that its garbage collector knows
       // them at once (it rediscovers kinds only every 30 s): the official report CRDs and Tally's
@@ -258,7 +260,7 @@ public final class KubeTestEnv {
           "--apiserver-arg=--watch-cache-sizes="
               + "partialreports.tally.dev#0,clusterpartialreports.tally.dev#0");
       ProcessBuilder pb = new ProcessBuilder(command);
-      pb.redirectError(logs.resolve("kube-testenv.log").toFile());
+      pb.redirectError(logs.resolve("kube-testenv-" + pid + ".log").toFile());
       Process process = pb.start();
       BufferedReader out =
           new BufferedReader(
@@ -300,7 +302,7 @@ public final class KubeTestEnv {
           "kube-testenv did not become ready in "
               + START_TIMEOUT_SECONDS
               + " s; its log: "
-              + logs.resolve("kube-testenv.log"));
+              + logs.resolve("kube-testenv-" + pid + ".log"));
     } catch (IOException e) {
       throw new UncheckedIOException("starting kube-testenv", e);
     } catch (InterruptedException e) {

@@ -2,6 +2,7 @@ package dev.tally.report.fabric8;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.testenv.Await;
@@ -54,11 +55,13 @@ class LeaseRenewDeadlineTest {
     // the Lease's resourceVersion at each aggregate write, read on the aggregator thread just
     // before the request goes out
     List<String> leaseAtWrite = new CopyOnWriteArrayList<>();
+    List<ReportRef> written = new CopyOnWriteArrayList<>();
     TallyMetrics recordLease =
         new TallyMetrics() {
           @Override
           public void write(WriteVerb verb, ReportRef ref) {
             leaseAtWrite.add(leaseVersion());
+            written.add(ref);
           }
         };
     AggregatorController controller =
@@ -79,6 +82,11 @@ class LeaseRenewDeadlineTest {
     var scenario = new Scenario(41, 1, 2);
     scenario.publishAll(fixture.publisher, "admission");
     scenario.awaitConverged(fixture.client);
+    // the record of a write comes after its request: every write that converged the cluster is
+    // recorded before the pause, so that none of them is counted as a write after it
+    Await.until(
+        "the writes before the pause are recorded",
+        () -> written.containsAll(scenario.expected().stream().map(AggregateReport::ref).toList()));
 
     // the pause: on the elector's clock, the last renewal is now an hour old
     ticker.advance(Duration.ofHours(1));
