@@ -66,6 +66,8 @@ public final class Demo {
   private static final String REMOVED_POLICY = "require-probes";
 
   private final PrintStream out;
+  private final boolean terminal;
+  private volatile long started = System.nanoTime();
   private final Random random = new Random(42);
   private final int namespaces;
   private final int podsPerNamespace;
@@ -73,8 +75,18 @@ public final class Demo {
   private volatile String phase = "starting";
   private long tick = 1_700_000_000L;
 
+  /** A demo printing to {@code out}, which is not a terminal: one line per phase. */
   Demo(PrintStream out, int namespaces, int podsPerNamespace) {
+    this(out, false, namespaces, podsPerNamespace);
+  }
+
+  /**
+   * A demo printing to {@code out}; on a {@code terminal} one progress line is redrawn in place,
+   * elsewhere (a file, a CI log) each phase gets a line of its own.
+   */
+  Demo(PrintStream out, boolean terminal, int namespaces, int podsPerNamespace) {
     this.out = out;
+    this.terminal = terminal;
     this.namespaces = namespaces;
     this.podsPerNamespace = podsPerNamespace;
   }
@@ -82,7 +94,7 @@ public final class Demo {
   public static void main(String[] args) {
     int status = 0;
     try (DemoCluster cluster = cluster(List.of(args).contains("--mock"))) {
-      new Demo(System.out, 6, 40).run(cluster);
+      new Demo(System.out, System.console() != null, 6, 40).run(cluster);
     } catch (Exception e) {
       System.out.println();
       e.printStackTrace();
@@ -113,15 +125,16 @@ public final class Demo {
    */
   void run(DemoCluster cluster) throws Exception {
     out.println("Tally demo " + cluster.describe());
-    long started = System.nanoTime();
+    started = System.nanoTime();
     var aggregatorRequests = new RequestCounter();
     var producerRequests = new RequestCounter();
     KubernetesClient aggregatorClient = cluster.client(aggregatorRequests);
     KubernetesClient producerClient = cluster.client(producerRequests);
     KubernetesClient admin = cluster.client(new RequestCounter());
-    ScheduledExecutorService progress = showProgress(started, aggregatorRequests, producerRequests);
+    ScheduledExecutorService progress =
+        terminal ? showProgress(started, aggregatorRequests, producerRequests) : null;
 
-    phase = "installing CRDs";
+    phase("installing CRDs");
     installCrds(admin, cluster.hasReportCrds());
     ApiBudget budget = ApiBudget.of(2000, 200);
     AggregatorController controller = startAggregator(aggregatorClient, budget);
@@ -132,13 +145,18 @@ public final class Demo {
     PartialReportPublisher background = scanInBackground(producerClient, budget, pods);
     List<Subject> deleted = churn(cluster, admin, admission, background, pods);
     removePolicy(controller);
-    phase = "waiting for the aggregates to converge";
+    phase("waiting for the aggregates to converge");
     awaitConverged(controller, admin);
     long steadyWrites = steadyState(controller, background, pods, aggregatorRequests);
 
-    progress.shutdownNow();
-    progress.awaitTermination(1, TimeUnit.SECONDS);
-    out.printf("\r%-110s%n", "done in " + (System.nanoTime() - started) / 1_000_000 + " ms");
+    String done = "done in " + (System.nanoTime() - started) / 1_000_000 + " ms";
+    if (progress != null) {
+      progress.shutdownNow();
+      progress.awaitTermination(1, TimeUnit.SECONDS);
+      out.printf("\r%-110s%n", done);
+    } else {
+      out.println(done);
+    }
     printSummary(admin, pods, deleted, aggregatorRequests, producerRequests, steadyWrites);
 
     background.close();
@@ -149,7 +167,18 @@ public final class Demo {
     admin.close();
   }
 
-  /** Rewrites one progress line every 100 ms: the time, the phase and each side's requests. */
+  /** The phase now running; off a terminal it gets a line of its own, with the time. */
+  private void phase(String next) {
+    phase = next;
+    if (!terminal) {
+      out.printf("%5.1fs  %s%n", (System.nanoTime() - started) / 1e9, next);
+    }
+  }
+
+  /**
+   * On a terminal, rewrites one progress line every 100 ms: the time, the phase and each side's
+   * requests.
+   */
   private ScheduledExecutorService showProgress(
       long started, RequestCounter aggregatorRequests, RequestCounter producerRequests) {
     ScheduledExecutorService progress =
@@ -203,7 +232,7 @@ public final class Demo {
   private List<Subject> createPods(
       DemoCluster cluster, KubernetesClient admin, PartialReportPublisher admission)
       throws Exception {
-    phase = "creating pods, admission evaluates them";
+    phase("creating pods, admission evaluates them");
     List<Subject> pods = new ArrayList<>();
     List<CompletableFuture<Void>> writes = new ArrayList<>();
     for (int n = 0; n < namespaces; n++) {
@@ -230,7 +259,7 @@ public final class Demo {
       }
     }
     await(writes);
-    phase = "adopting reports written before their pod existed";
+    phase("adopting reports written before their pod existed");
     admission.adoptPending();
     return pods;
   }
@@ -238,7 +267,7 @@ public final class Demo {
   /** A background scan evaluates every pod; returns its publisher. */
   private PartialReportPublisher scanInBackground(
       KubernetesClient producerClient, ApiBudget budget, List<Subject> pods) throws Exception {
-    phase = "background scan of " + pods.size() + " pods";
+    phase("background scan of " + pods.size() + " pods");
     PartialReportPublisher background =
         PartialReportPublisher.builder(producerClient).budget(budget).build();
     List<CompletableFuture<Void>> writes = new ArrayList<>();
@@ -260,7 +289,7 @@ public final class Demo {
       PartialReportPublisher background,
       List<Subject> pods)
       throws Exception {
-    phase = "churn: pods deleted, created, changed";
+    phase("churn: pods deleted, created, changed");
     List<CompletableFuture<Void>> writes = new ArrayList<>();
     List<Subject> deleted = new ArrayList<>();
     for (int i = 0; i < pods.size(); i += 9) {
@@ -278,7 +307,7 @@ public final class Demo {
       }
     }
     if (cluster.runsControllers()) {
-      phase = "the garbage collector removes the deleted pods' reports";
+      phase("the garbage collector removes the deleted pods' reports");
       for (Subject gone : deleted) {
         awaitCollected(admin, gone);
       }
@@ -302,7 +331,7 @@ public final class Demo {
 
   /** A policy is removed: the aggregator is told which are live. */
   private void removePolicy(AggregatorController controller) throws Exception {
-    phase = "policy " + REMOVED_POLICY + " removed";
+    phase("policy " + REMOVED_POLICY + " removed");
     Set<CoverageKey> live = new HashSet<>();
     for (String policy : POLICIES) {
       if (!policy.equals(REMOVED_POLICY)) {
@@ -323,7 +352,7 @@ public final class Demo {
       RequestCounter aggregatorRequests)
       throws Exception {
     long writesBefore = aggregatorRequests.writes();
-    phase = "steady state: same evaluations again, resync";
+    phase("steady state: same evaluations again, resync");
     List<CompletableFuture<Void>> writes = new ArrayList<>();
     for (int i = 0; i < pods.size(); i += 10) {
       Subject pod = pods.get(i);

@@ -42,6 +42,12 @@ class DemoTest {
   }
 
   private static void assertPrintsWhatTheReadmePromises(String out) {
+    // not a terminal: no line redrawn with carriage returns, one line per phase
+    assertThat(out).doesNotContain("\r");
+    assertThat(out.lines().filter(l -> l.matches(" *[0-9.]+s  .*")))
+        .anyMatch(l -> l.endsWith("installing CRDs"))
+        .anyMatch(l -> l.endsWith("steady state: same evaluations again, resync"));
+    assertThat(out.lines().mapToInt(String::length).max().orElse(0)).isLessThan(200);
     assertThat(out)
         .contains("NAMESPACE  NAME", "SCOPE", "PASS  FAIL  WARN ERROR  SKIP")
         .contains("team-0     tally-namespace-all", "team-1     tally-namespace-all")
