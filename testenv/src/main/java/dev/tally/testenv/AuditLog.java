@@ -1,8 +1,11 @@
 package dev.tally.testenv;
 
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.BufferedReader;
+import java.io.FilterInputStream;
 import java.io.IOException;
-import java.io.RandomAccessFile;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -54,18 +57,23 @@ public final class AuditLog {
 
   /** The completed requests written after {@code mark} (complete lines only). */
   public List<Event> since(long mark) {
+    return between(mark, Long.MAX_VALUE);
+  }
+
+  /** The completed requests written between two marks (complete lines only). */
+  public List<Event> between(long mark, long until) {
     List<Event> events = new ArrayList<>();
-    try (RandomAccessFile in = new RandomAccessFile(file.toFile(), "r")) {
-      long end = in.length();
+    try (InputStream in = Files.newInputStream(file)) {
+      long end = Math.min(until, Files.size(file));
       if (mark >= end) {
         return events;
       }
-      in.seek(mark);
-      byte[] bytes = new byte[(int) Math.min(Integer.MAX_VALUE - 8, end - mark)];
-      in.readFully(bytes);
-      String text = new String(bytes, StandardCharsets.UTF_8);
-      int last = text.lastIndexOf('\n');
-      for (String line : text.substring(0, last + 1).split("\n")) {
+      in.skipNBytes(mark);
+      BufferedReader lines =
+          new BufferedReader(
+              new InputStreamReader(new BoundedInputStream(in, end - mark), StandardCharsets.UTF_8),
+              1 << 16);
+      for (String line; (line = lines.readLine()) != null; ) {
         Event e = parse(line);
         if (e != null) {
           events.add(e);
@@ -77,9 +85,43 @@ public final class AuditLog {
     }
   }
 
+  /** At most {@code limit} bytes of a stream. */
+  private static final class BoundedInputStream extends FilterInputStream {
+    private long left;
+
+    BoundedInputStream(InputStream in, long limit) {
+      super(in);
+      this.left = limit;
+    }
+
+    @Override
+    public int read() throws IOException {
+      if (left <= 0) {
+        return -1;
+      }
+      int b = super.read();
+      if (b >= 0) {
+        left--;
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] buffer, int off, int len) throws IOException {
+      if (left <= 0) {
+        return -1;
+      }
+      int n = super.read(buffer, off, (int) Math.min(len, left));
+      if (n > 0) {
+        left -= n;
+      }
+      return n;
+    }
+  }
+
   @SuppressWarnings("unchecked")
   private static Event parse(String line) {
-    if (line.isBlank() || !line.contains("\"ResponseComplete\"")) {
+    if (line.isBlank() || !line.endsWith("}") || !line.contains("\"ResponseComplete\"")) {
       return null;
     }
     Map<String, Object> event = Serialization.unmarshal(line, Map.class);

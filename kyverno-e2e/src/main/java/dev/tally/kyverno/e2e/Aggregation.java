@@ -4,6 +4,7 @@ import dev.tally.testenv.Await;
 import dev.tally.testenv.ChildProcess;
 import dev.tally.testenv.KubeTestEnv;
 import dev.tally.testenv.RealKyverno;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -32,6 +33,7 @@ public final class Aggregation implements AutoCloseable {
   private @Nullable ChildProcess reports;
   private @Nullable TallyBeside tally;
   private int starts;
+  private boolean scans = true;
 
   private Aggregation(KubeTestEnv env, Mode mode, Duration scanInterval) {
     this.env = env;
@@ -86,6 +88,20 @@ public final class Aggregation implements AutoCloseable {
     return tally;
   }
 
+  /**
+   * The value of a counter or gauge of Tally's {@code /metrics} (Prometheus names, e.g. {@code
+   * tally_resyncs_total}), summed over its labels; 0 when absent.
+   */
+  public double tallyMetric(String name) {
+    double sum = 0;
+    for (String line : tally().metrics().split("\n")) {
+      if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return sum;
+  }
+
   /** Stops every process and starts them again, as a rollout of each Deployment would. */
   public void restart() {
     stopAggregation();
@@ -99,12 +115,36 @@ public final class Aggregation implements AutoCloseable {
   /**
    * Switches who aggregates: the reports controller restarts with the other {@code
    * --aggregateReports}, and Tally's aggregator starts (to Tally) or stops (to Kyverno), as the
-   * steps of deploy/kyverno/README.md do.
+   * steps of deploy/kyverno/README.md do. Background scans stay as they were (on, or paused).
    */
   public void switchTo(Mode next) {
     stopAggregation();
     mode = next;
     startAggregation();
+  }
+
+  /**
+   * Restarts the reports controller with its background scan off ({@code --backgroundScan=false}):
+   * no new evaluation arrives until {@link #resumeScans}, so what the reports say stays put.
+   */
+  public void pauseScans() {
+    scans = false;
+    restartReportsController();
+  }
+
+  /** Restarts the reports controller with its background scan on again. */
+  public void resumeScans() {
+    scans = true;
+    restartReportsController();
+  }
+
+  private void restartReportsController() {
+    if (reports != null) {
+      reports.stop();
+    }
+    reports =
+        kyverno.startReportsController(
+            mode == Mode.KYVERNO, scanInterval, "--backgroundScan=" + scans);
   }
 
   private void startAdmission() {
@@ -123,7 +163,9 @@ public final class Aggregation implements AutoCloseable {
 
   private void startAggregation() {
     starts++;
-    reports = kyverno.startReportsController(mode == Mode.KYVERNO, scanInterval);
+    reports =
+        kyverno.startReportsController(
+            mode == Mode.KYVERNO, scanInterval, "--backgroundScan=" + scans);
     if (mode == Mode.TALLY) {
       tally = TallyBeside.start(env, work, "tally-" + starts);
       TallyBeside started = tally;
@@ -150,12 +192,32 @@ public final class Aggregation implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops every process and removes the webhook configurations Kyverno registered (label {@code
+   * webhook.kyverno.io/managed-by=kyverno}), as uninstalling Kyverno does: left behind, a webhook
+   * with failurePolicy Fail pointing at a stopped process refuses every request it matches (a
+   * namespace's deletion among them).
+   */
   @Override
   public void close() {
     stopAggregation();
     if (admission != null) {
       admission.stop();
       admission = null;
+    }
+    try (KubernetesClient admin = env.adminClient()) {
+      admin
+          .admissionRegistration()
+          .v1()
+          .validatingWebhookConfigurations()
+          .withLabel("webhook.kyverno.io/managed-by", "kyverno")
+          .delete();
+      admin
+          .admissionRegistration()
+          .v1()
+          .mutatingWebhookConfigurations()
+          .withLabel("webhook.kyverno.io/managed-by", "kyverno")
+          .delete();
     }
   }
 }

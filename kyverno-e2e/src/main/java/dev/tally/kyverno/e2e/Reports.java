@@ -48,10 +48,64 @@ public final class Reports {
       String subject = subjectOf(report);
       SortedSet<String> results = out.computeIfAbsent(subject, k -> new TreeSet<>());
       for (Map<String, Object> r : resultsOf(report)) {
-        results.add(r.get("policy") + "/" + r.getOrDefault("rule", "") + "=" + r.get("result"));
+        results.add(result(r, namespace));
       }
     }
     return out;
+  }
+
+  /**
+   * {@code policy/rule=result}; a namespaced policy's name in a report is {@code namespace/name},
+   * written {@code <ns>/name} here so that two runs in two namespaces compare.
+   */
+  static String result(Map<String, Object> r, String namespace) {
+    String policy = String.valueOf(r.get("policy"));
+    if (policy.startsWith(namespace + "/")) {
+      policy = "<ns>/" + policy.substring(namespace.length() + 1);
+    }
+    return policy + "/" + r.getOrDefault("rule", "") + "=" + r.get("result");
+  }
+
+  /** Per report name (Kyverno's layout: the resource's uid), its results. */
+  public static SortedMap<String, SortedSet<String>> byUid(
+      KubernetesClient client, String namespace) {
+    SortedMap<String, SortedSet<String>> out = new TreeMap<>();
+    for (GenericKubernetesResource report :
+        client
+            .genericKubernetesResources(POLICY_REPORTS)
+            .inNamespace(namespace)
+            .list()
+            .getItems()) {
+      SortedSet<String> results =
+          out.computeIfAbsent(report.getMetadata().getName(), k -> new TreeSet<>());
+      for (Map<String, Object> r : resultsOf(report)) {
+        results.add(result(r, namespace));
+      }
+    }
+    return out;
+  }
+
+  /** The PolicyReports of a namespace held by an informer: counted without listing them again. */
+  public static final class Watch implements AutoCloseable {
+    private final io.fabric8.kubernetes.client.informers.SharedIndexInformer<
+            GenericKubernetesResource>
+        informer;
+
+    public Watch(KubernetesClient client, String namespace) {
+      informer = client.genericKubernetesResources(POLICY_REPORTS).inNamespace(namespace).inform();
+    }
+
+    /** How many reports are about a Pod. */
+    public long pods() {
+      return informer.getStore().list().stream()
+          .filter(r -> subjectOf(r).startsWith("Pod/"))
+          .count();
+    }
+
+    @Override
+    public void close() {
+      informer.close();
+    }
   }
 
   /** {@code Kind/name} of the report's scope, or {@code report:<name>} without one. */
@@ -67,6 +121,66 @@ public final class Reports {
   static List<Map<String, Object>> resultsOf(GenericKubernetesResource report) {
     Object results = report.getAdditionalProperties().get("results");
     return results instanceof List<?> l ? (List<Map<String, Object>>) l : List.of();
+  }
+
+  /** The intermediate reports waiting in {@code namespace}, one line each, for failure messages. */
+  public static String describeWaiting(KubernetesClient client, String namespace) {
+    StringBuilder out = new StringBuilder();
+    for (GenericKubernetesResource r :
+        client
+            .genericKubernetesResources(EPHEMERAL_REPORTS)
+            .inNamespace(namespace)
+            .list()
+            .getItems()) {
+      var m = r.getMetadata();
+      out.append("  ")
+          .append(m.getName())
+          .append(" created ")
+          .append(m.getCreationTimestamp())
+          .append(" labels ")
+          .append(m.getLabels())
+          .append(" annotations ")
+          .append(m.getAnnotations())
+          .append(" owners ")
+          .append(
+              m.getOwnerReferences().stream().map(o -> o.getKind() + "/" + o.getName()).toList())
+          .append(" results ")
+          .append(
+              r.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec
+                      && spec.get("results") instanceof List<?> l
+                  ? l.size()
+                  : 0)
+          .append('\n');
+    }
+    return out.toString();
+  }
+
+  /** The names of the intermediate reports waiting in {@code namespace}. */
+  public static java.util.Set<String> waitingNames(KubernetesClient client, String namespace) {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    client
+        .genericKubernetesResources(EPHEMERAL_REPORTS)
+        .inNamespace(namespace)
+        .list()
+        .getItems()
+        .forEach(r -> names.add(r.getMetadata().getName()));
+    return names;
+  }
+
+  /** The resource uids the intermediate reports waiting in {@code namespace} are about. */
+  public static java.util.List<String> waitingAbout(KubernetesClient client, String namespace) {
+    return client
+        .genericKubernetesResources(EPHEMERAL_REPORTS)
+        .inNamespace(namespace)
+        .list()
+        .getItems()
+        .stream()
+        .map(
+            r ->
+                r.getMetadata().getLabels() == null
+                    ? ""
+                    : r.getMetadata().getLabels().getOrDefault("audit.kyverno.io/resource.uid", ""))
+        .toList();
   }
 
   /** How many intermediate reports wait in {@code namespace}. */

@@ -34,6 +34,9 @@ import java.util.stream.Stream;
  * limit gives, and a free HTTP port.
  */
 public final class TallyBeside implements AutoCloseable {
+  /** The ServiceAccount deploy/kyverno/ gives the aggregator. */
+  public static final String ACCOUNT = "tally-kyverno-aggregator";
+
   private final ChildProcess process;
   private final int httpPort;
 
