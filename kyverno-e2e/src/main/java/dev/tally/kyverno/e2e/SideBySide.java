@@ -86,7 +86,10 @@ public final class SideBySide {
     KubeTestEnv env = KubeTestEnv.shared();
     List<Figures> figures = new ArrayList<>();
     for (Mode mode : List.of(Mode.KYVERNO, Mode.TALLY)) {
-      figures.add(run(env, mode, pods, interval, scans));
+      Figures f = run(env, mode, pods, interval, scans);
+      // each mode's figures as soon as they are taken: a run stopped later keeps them
+      log(mode + ": " + f);
+      figures.add(f);
     }
     String table = table(figures, interval, scans);
     System.out.println(table);
