@@ -16,8 +16,9 @@ import java.util.Map;
 
 /**
  * The control plane's audit log (one JSON event per line, every request) read from a mark: the
- * completed requests ({@code ResponseComplete}), without watches, whose streams complete only when
- * they end.
+ * completed requests ({@code ResponseComplete}); a watch, whose stream completes only when it ends,
+ * is left out, or counted once as it starts ({@link #sinceWithWatches}). Every test that counts
+ * requests from the audit log reads it here.
  */
 public final class AuditLog {
   private final Path file;
@@ -39,10 +40,11 @@ public final class AuditLog {
     }
   }
 
-  /** One completed request. */
+  /** One request. */
   public record Event(
       String user,
       String verb,
+      String apiGroup,
       String resource,
       String subresource,
       String namespace,
@@ -62,6 +64,18 @@ public final class AuditLog {
 
   /** The completed requests written between two marks (complete lines only). */
   public List<Event> between(long mark, long until) {
+    return read(mark, until, false);
+  }
+
+  /**
+   * The completed requests written after {@code mark}, and beside them each watch as it starts
+   * (stage {@code ResponseStarted}, with its code): every request a role has to allow.
+   */
+  public List<Event> sinceWithWatches(long mark) {
+    return read(mark, Long.MAX_VALUE, true);
+  }
+
+  private List<Event> read(long mark, long until, boolean watches) {
     List<Event> events = new ArrayList<>();
     try (InputStream in = Files.newInputStream(file)) {
       long end = Math.min(until, Files.size(file));
@@ -74,7 +88,7 @@ public final class AuditLog {
               new InputStreamReader(new BoundedInputStream(in, end - mark), StandardCharsets.UTF_8),
               1 << 16);
       for (String line; (line = lines.readLine()) != null; ) {
-        Event e = parse(line);
+        Event e = parse(line, watches);
         if (e != null) {
           events.add(e);
         }
@@ -120,12 +134,19 @@ public final class AuditLog {
   }
 
   @SuppressWarnings("unchecked")
-  private static Event parse(String line) {
-    if (line.isBlank() || !line.endsWith("}") || !line.contains("\"ResponseComplete\"")) {
+  private static Event parse(String line, boolean watches) {
+    if (line.isBlank()
+        || !line.endsWith("}") // the line being written
+        || !(line.contains("\"ResponseComplete\"")
+            || (watches && line.contains("\"ResponseStarted\"")))) {
       return null;
     }
     Map<String, Object> event = Serialization.unmarshal(line, Map.class);
-    if (!"ResponseComplete".equals(event.get("stage")) || "watch".equals(event.get("verb"))) {
+    Object stage = event.get("stage");
+    boolean watch = "watch".equals(event.get("verb"));
+    boolean counted =
+        watch ? watches && "ResponseStarted".equals(stage) : "ResponseComplete".equals(stage);
+    if (!counted) {
       return null;
     }
     Map<String, Object> user = (Map<String, Object>) event.get("user");
@@ -134,6 +155,7 @@ public final class AuditLog {
     return new Event(
         user == null ? "" : String.valueOf(user.get("username")),
         String.valueOf(event.get("verb")),
+        field(ref, "apiGroup"),
         field(ref, "resource"),
         field(ref, "subresource"),
         field(ref, "namespace"),

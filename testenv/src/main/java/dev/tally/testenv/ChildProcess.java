@@ -66,6 +66,27 @@ public final class ChildProcess implements AutoCloseable {
     }
   }
 
+  private static final java.util.concurrent.atomic.AtomicLong STARTS =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /**
+   * A log file under {@code dir} for the next start of {@code name}, numbered in the order of this
+   * JVM's starts (a restarted program keeps its earlier logs).
+   */
+  public static Path logFile(Path dir, String name) {
+    return dir.resolve(
+        String.format(java.util.Locale.ROOT, "%03d-%s.log", STARTS.incrementAndGet(), name));
+  }
+
+  /** A port the kernel reports free on loopback now, for a program to listen on. */
+  public static int freePort() {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   public String name() {
     return name;
   }

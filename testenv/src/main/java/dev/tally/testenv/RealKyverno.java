@@ -11,7 +11,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,8 +41,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RealKyverno {
   public static final String NAMESPACE = "kyverno";
-  public static final String ADMISSION_ACCOUNT = "kyverno-admission-controller";
-  public static final String REPORTS_ACCOUNT = "kyverno-reports-controller";
 
   private static final Set<String> CHART_KINDS =
       Set.of(
@@ -125,28 +122,18 @@ public final class RealKyverno {
    * its own, and is ready when its webhook server answers.
    */
   public ChildProcess startAdmissionController(String... extraArgs) {
-    int webhookPort = freePort();
-    List<String> args = new ArrayList<>(chartArgs("kyverno-admission-controller", "kyverno"));
-    args.addAll(
+    int webhookPort = ChildProcess.freePort();
+    return start(
+        "admission-controller",
+        "kyverno",
+        "kyverno",
         List.of(
             "--serverIP=127.0.0.1:" + webhookPort,
             "--webhookServerHost=127.0.0.1",
             "--webhookServerPort=" + webhookPort,
             "--servicePort=" + webhookPort,
-            "--metricsHost=127.0.0.1",
-            "--metricsPort=" + freePort(),
-            "--profilePort=" + freePort(),
-            "--controllerRuntimeMetricsAddress=0",
-            "--autoMemLimitEnabled=false",
-            "--disableLogColor=true"));
-    args.addAll(List.of(extraArgs));
-    return start(
-        "admission-controller",
-        kyverno.program("kyverno"),
-        ADMISSION_ACCOUNT,
-        "kyverno-admission-controller",
-        "kyverno",
-        args,
+            "--controllerRuntimeMetricsAddress=0"),
+        extraArgs,
         webhookPort);
   }
 
@@ -156,43 +143,50 @@ public final class RealKyverno {
    */
   public ChildProcess startReportsController(
       boolean aggregate, Duration scanInterval, String... extraArgs) {
-    List<String> args = new ArrayList<>(chartArgs("kyverno-reports-controller", "controller"));
-    args.addAll(
-        List.of(
-            "--aggregateReports=" + aggregate,
-            "--backgroundScanInterval=" + scanInterval.toSeconds() + "s",
-            "--metricsHost=127.0.0.1",
-            "--metricsPort=" + freePort(),
-            "--profilePort=" + freePort(),
-            "--autoMemLimitEnabled=false",
-            "--disableLogColor=true"));
-    args.addAll(List.of(extraArgs));
     return start(
         "reports-controller",
-        kyverno.program("reports-controller"),
-        REPORTS_ACCOUNT,
-        "kyverno-reports-controller",
+        "reports-controller",
         "controller",
-        args,
+        List.of(
+            "--aggregateReports=" + aggregate,
+            "--backgroundScanInterval=" + scanInterval.toSeconds() + "s"),
+        extraArgs,
         0);
   }
 
+  /**
+   * Starts one of Kyverno's programs as its chart runs it: Deployment {@code kyverno-<name>}, of
+   * ServiceAccount {@code kyverno-<name>}, with that Deployment's {@code container}'s arguments,
+   * then what running out of cluster needs (metrics and profiling on ports of their own, no memory
+   * limit to read, plain logs), then {@code own} and {@code extra} (the last of a repeated flag
+   * wins).
+   */
   private ChildProcess start(
       String name,
-      Path program,
-      String account,
-      String deployment,
+      String program,
       String container,
-      List<String> args,
+      List<String> own,
+      String[] extra,
       int webhookPort) {
+    String deployment = "kyverno-" + name;
+    String account = deployment;
     try {
       Files.createDirectories(work);
       Path kubeconfig = work.resolve(name + ".kubeconfig");
       Files.writeString(kubeconfig, env.serviceAccountKubeconfig(NAMESPACE, account));
       List<String> command = new ArrayList<>();
-      command.add(program.toString());
+      command.add(kyverno.program(program).toString());
       command.add("--kubeconfig=" + kubeconfig);
-      command.addAll(args);
+      command.addAll(containerOf(deployment, container).getArgs());
+      command.addAll(
+          List.of(
+              "--metricsHost=127.0.0.1",
+              "--metricsPort=" + ChildProcess.freePort(),
+              "--profilePort=" + ChildProcess.freePort(),
+              "--autoMemLimitEnabled=false",
+              "--disableLogColor=true"));
+      command.addAll(own);
+      command.addAll(List.of(extra));
       Map<String, String> environment = new LinkedHashMap<>(chartEnv(deployment, container));
       environment.put("KYVERNO_NAMESPACE", NAMESPACE);
       environment.put("KYVERNO_POD_NAME", deployment + "-0");
@@ -200,16 +194,11 @@ public final class RealKyverno {
       environment.put("KYVERNO_DEPLOYMENT", deployment);
       // the chart's /.sigstore is the image's; out of cluster, a folder of the test's
       environment.put("TUF_ROOT", work.resolve("sigstore").toString());
-      Path log = work.resolve(name + "-" + System.currentTimeMillis() + ".log");
-      return ChildProcess.start(name, command, environment, log, webhookPort);
+      return ChildProcess.start(
+          name, command, environment, ChildProcess.logFile(work, name), webhookPort);
     } catch (IOException e) {
       throw new UncheckedIOException("starting Kyverno's " + name, e);
     }
-  }
-
-  /** The rendered Deployment's container arguments. */
-  private List<String> chartArgs(String deployment, String container) {
-    return containerOf(deployment, container).getArgs();
   }
 
   /** The rendered Deployment's plain environment values (those from the pod's fields are set). */
@@ -389,14 +378,6 @@ public final class RealKyverno {
     boolean clusterScoped =
         object.getKind().equals("ClusterRole") || object.getKind().equals("ClusterRoleBinding");
     return clusterScoped ? null : ns != null ? ns : NAMESPACE;
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   /** The ConfigMap {@code kyverno} as the chart renders it (Kyverno's resource filters). */

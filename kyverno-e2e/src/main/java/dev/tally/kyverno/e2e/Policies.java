@@ -3,6 +3,9 @@ package dev.tally.kyverno.e2e;
 import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The scenario's policies (resources of this module, written for the tests): three cluster-wide
@@ -23,6 +27,41 @@ public final class Policies {
   public static final String APP_LABEL = "tally-e2e-app-label";
 
   private Policies() {}
+
+  /**
+   * Creates (or keeps) {@code namespace} with the label {@code tally-e2e=true}, which the
+   * cluster-wide policies select: the other namespaces of the control plane stay out of their
+   * scope.
+   */
+  public static void labelledNamespace(KubernetesClient client, String namespace) {
+    client
+        .namespaces()
+        .resource(
+            new NamespaceBuilder()
+                .withNewMetadata()
+                .withName(namespace)
+                .addToLabels("tally-e2e", "true")
+                .endMetadata()
+                .build())
+        .serverSideApply();
+  }
+
+  /** A Pod of one nginx container with {@code labels}, on the host's network or not. */
+  public static Pod pod(String name, Map<String, String> labels, boolean hostNetwork) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withLabels(new TreeMap<>(labels))
+        .endMetadata()
+        .withNewSpec()
+        .withHostNetwork(hostNetwork)
+        .addNewContainer()
+        .withName("app")
+        .withImage("nginx:1.27")
+        .endContainer()
+        .endSpec()
+        .build();
+  }
 
   /** The cluster-wide policies, as loaded from {@code cluster-policies.yaml}. */
   public static List<HasMetadata> clusterPolicies(KubernetesClient client) {

@@ -38,6 +38,19 @@ public final class Reports {
 
   /** Per resource of {@code namespace} that has a report, its results. */
   public static SortedMap<String, SortedSet<String>> of(KubernetesClient client, String namespace) {
+    return results(client, namespace, Reports::subjectOf);
+  }
+
+  /** Per report name (Kyverno's layout: the resource's uid), its results. */
+  public static SortedMap<String, SortedSet<String>> byUid(
+      KubernetesClient client, String namespace) {
+    return results(client, namespace, r -> r.getMetadata().getName());
+  }
+
+  private static SortedMap<String, SortedSet<String>> results(
+      KubernetesClient client,
+      String namespace,
+      java.util.function.Function<GenericKubernetesResource, String> key) {
     SortedMap<String, SortedSet<String>> out = new TreeMap<>();
     for (GenericKubernetesResource report :
         client
@@ -45,8 +58,7 @@ public final class Reports {
             .inNamespace(namespace)
             .list()
             .getItems()) {
-      String subject = subjectOf(report);
-      SortedSet<String> results = out.computeIfAbsent(subject, k -> new TreeSet<>());
+      SortedSet<String> results = out.computeIfAbsent(key.apply(report), k -> new TreeSet<>());
       for (Map<String, Object> r : resultsOf(report)) {
         results.add(result(r, namespace));
       }
@@ -64,25 +76,6 @@ public final class Reports {
       policy = "<ns>/" + policy.substring(namespace.length() + 1);
     }
     return policy + "/" + r.getOrDefault("rule", "") + "=" + r.get("result");
-  }
-
-  /** Per report name (Kyverno's layout: the resource's uid), its results. */
-  public static SortedMap<String, SortedSet<String>> byUid(
-      KubernetesClient client, String namespace) {
-    SortedMap<String, SortedSet<String>> out = new TreeMap<>();
-    for (GenericKubernetesResource report :
-        client
-            .genericKubernetesResources(POLICY_REPORTS)
-            .inNamespace(namespace)
-            .list()
-            .getItems()) {
-      SortedSet<String> results =
-          out.computeIfAbsent(report.getMetadata().getName(), k -> new TreeSet<>());
-      for (Map<String, Object> r : resultsOf(report)) {
-        results.add(result(r, namespace));
-      }
-    }
-    return out;
   }
 
   /** The PolicyReports of a namespace held by an informer: counted without listing them again. */
@@ -126,12 +119,7 @@ public final class Reports {
   /** The intermediate reports waiting in {@code namespace}, one line each, for failure messages. */
   public static String describeWaiting(KubernetesClient client, String namespace) {
     StringBuilder out = new StringBuilder();
-    for (GenericKubernetesResource r :
-        client
-            .genericKubernetesResources(EPHEMERAL_REPORTS)
-            .inNamespace(namespace)
-            .list()
-            .getItems()) {
+    for (GenericKubernetesResource r : waitingReports(client, namespace)) {
       var m = r.getMetadata();
       out.append("  ")
           .append(m.getName())
@@ -157,24 +145,14 @@ public final class Reports {
 
   /** The names of the intermediate reports waiting in {@code namespace}. */
   public static java.util.Set<String> waitingNames(KubernetesClient client, String namespace) {
-    java.util.Set<String> names = new java.util.HashSet<>();
-    client
-        .genericKubernetesResources(EPHEMERAL_REPORTS)
-        .inNamespace(namespace)
-        .list()
-        .getItems()
-        .forEach(r -> names.add(r.getMetadata().getName()));
-    return names;
+    return waitingReports(client, namespace).stream()
+        .map(r -> r.getMetadata().getName())
+        .collect(java.util.stream.Collectors.toSet());
   }
 
   /** The resource uids the intermediate reports waiting in {@code namespace} are about. */
   public static java.util.List<String> waitingAbout(KubernetesClient client, String namespace) {
-    return client
-        .genericKubernetesResources(EPHEMERAL_REPORTS)
-        .inNamespace(namespace)
-        .list()
-        .getItems()
-        .stream()
+    return waitingReports(client, namespace).stream()
         .map(
             r ->
                 r.getMetadata().getLabels() == null
@@ -185,11 +163,15 @@ public final class Reports {
 
   /** How many intermediate reports wait in {@code namespace}. */
   public static int waiting(KubernetesClient client, String namespace) {
+    return waitingReports(client, namespace).size();
+  }
+
+  private static List<GenericKubernetesResource> waitingReports(
+      KubernetesClient client, String namespace) {
     return client
         .genericKubernetesResources(EPHEMERAL_REPORTS)
         .inNamespace(namespace)
         .list()
-        .getItems()
-        .size();
+        .getItems();
   }
 }

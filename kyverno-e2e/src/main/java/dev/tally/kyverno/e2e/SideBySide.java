@@ -4,9 +4,7 @@ import dev.tally.kyverno.e2e.Aggregation.Mode;
 import dev.tally.testenv.AuditLog;
 import dev.tally.testenv.ChildProcess;
 import dev.tally.testenv.KubeTestEnv;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -111,16 +109,7 @@ public final class SideBySide {
             + " scans");
     AuditLog audit = AuditLog.of(env);
     try (KubernetesClient admin = env.adminClient()) {
-      admin
-          .namespaces()
-          .resource(
-              new NamespaceBuilder()
-                  .withNewMetadata()
-                  .withName(ns)
-                  .addToLabels("tally-e2e", "true")
-                  .endMetadata()
-                  .build())
-          .serverSideApply();
+      Policies.labelledNamespace(admin, ns);
       try (Aggregation run = Aggregation.start(env, mode, interval);
           ScanWatch watch = new ScanWatch(admin, ns);
           Reports.Watch reportsWatch = new Reports.Watch(admin, ns)) {
@@ -182,10 +171,9 @@ public final class SideBySide {
           waiting.add(w);
           long nextWriteMark = audit.mark();
           writes.add(
-              count(
+              reportWrites(
                   audit.between(writeMark, nextWriteMark),
-                  mode == Mode.TALLY ? TALLY : REPORTS_CONTROLLER,
-                  true));
+                  mode == Mode.TALLY ? TALLY : REPORTS_CONTROLLER));
           writeMark = nextWriteMark;
           mark = next;
           log(mode + ": scan interval " + s + " over; intermediate reports waiting: " + w);
@@ -305,14 +293,12 @@ public final class SideBySide {
     return out;
   }
 
-  private static long count(List<AuditLog.Event> events, String user, boolean reportWrites) {
+  /** The report writes (create, update, patch of PolicyReports) by {@code user} among events. */
+  private static long reportWrites(List<AuditLog.Event> events, String user) {
     return events.stream()
         .filter(e -> e.user().equals(user))
-        .filter(
-            e ->
-                !reportWrites
-                    || (e.resource().equals("policyreports")
-                        && Set.of("create", "update", "patch").contains(e.verb())))
+        .filter(e -> e.resource().equals("policyreports"))
+        .filter(e -> Set.of("create", "update", "patch").contains(e.verb()))
         .count();
   }
 
@@ -459,18 +445,7 @@ public final class SideBySide {
     if (i % 3 == 0) {
       labels.put("owner-check", "on");
     }
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name(i))
-        .withLabels(labels)
-        .endMetadata()
-        .withNewSpec()
-        .addNewContainer()
-        .withName("app")
-        .withImage("nginx:1.27")
-        .endContainer()
-        .endSpec()
-        .build();
+    return Policies.pod(name(i), labels, false);
   }
 
   private static double seconds(long since) {
@@ -499,17 +474,8 @@ public final class SideBySide {
 
   /** Polls {@code condition} once a second until it holds; fails after {@code timeout}. */
   private static void waitFor(String what, Duration timeout, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("timed out after " + timeout + " waiting until " + what);
-      }
-      try {
-        TimeUnit.SECONDS.sleep(1);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
+    if (!within(timeout, condition)) {
+      throw new IllegalStateException("timed out after " + timeout + " waiting until " + what);
     }
   }
 

@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -104,7 +103,7 @@ public final class TallyBeside implements AutoCloseable {
       Files.createDirectories(work);
       Path kubeconfig = work.resolve(name + ".kubeconfig");
       Files.writeString(kubeconfig, env.serviceAccountKubeconfig(RealKyverno.NAMESPACE, account));
-      int httpPort = freePort();
+      int httpPort = ChildProcess.freePort();
 
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -133,7 +132,7 @@ public final class TallyBeside implements AutoCloseable {
               "tally-aggregator",
               command,
               Map.of("POD_NAME", deployment.getMetadata().getName() + "-" + name),
-              work.resolve(name + "-" + System.currentTimeMillis() + ".log"),
+              ChildProcess.logFile(work, name),
               0);
       return new TallyBeside(process, httpPort);
     } catch (IOException e) {
@@ -173,14 +172,6 @@ public final class TallyBeside implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 

@@ -8,9 +8,7 @@ import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -130,16 +128,7 @@ class RealKyvernoScenarioIT {
   private List<Step> run(
       RealKubernetes.Cluster cluster, KubernetesClient admin, Mode mode, String suffix) {
     String ns = cluster.otherNamespace(suffix);
-    admin
-        .namespaces()
-        .resource(
-            new NamespaceBuilder()
-                .withNewMetadata()
-                .withName(ns)
-                .addToLabels("tally-e2e", "true")
-                .endMetadata()
-                .build())
-        .serverSideApply();
+    Policies.labelledNamespace(admin, ns);
     List<Step> steps = new ArrayList<>();
     AuditLog audit = AuditLog.of(cluster.env());
     try (Aggregation run = Aggregation.start(cluster.env(), mode, SCAN);
@@ -152,12 +141,13 @@ class RealKyvernoScenarioIT {
       settle.after(
           "admitted",
           () -> {
-            create(admin, ns, pod("web-0", Map.of("owner-check", "on"), false));
+            create(admin, ns, Policies.pod("web-0", Map.of("owner-check", "on"), false));
             create(
                 admin,
                 ns,
-                pod("web-1", Map.of("team", "shop", "owner-check", "on", "owner", "ana"), false));
-            create(admin, ns, pod("web-2", Map.of("team", "shop"), true));
+                Policies.pod(
+                    "web-1", Map.of("team", "shop", "owner-check", "on", "owner", "ana"), false));
+            create(admin, ns, Policies.pod("web-2", Map.of("team", "shop"), true));
             admin.apps().deployments().inNamespace(ns).resource(deployment("api")).create();
             admin
                 .configMaps()
@@ -320,7 +310,6 @@ class RealKyvernoScenarioIT {
       change.run();
       Map<String, Long> mark = scans.mark();
       List<String> inScope = inScope();
-      long began = System.nanoTime();
       try {
         Await.until(
             name + ": every resource in scope scanned twice since the change",
@@ -348,7 +337,6 @@ class RealKyvernoScenarioIT {
         why.append("\nrequests by Kyverno and Tally:\n").append(requests.get());
         throw new AssertionError(why.toString(), e);
       }
-      System.out.printf("step '%s' settled in %.1f s%n", name, (System.nanoTime() - began) / 1e9);
       steps.add(new Step(name, Reports.of(admin, ns)));
     }
 
@@ -409,22 +397,6 @@ class RealKyvernoScenarioIT {
     StringBuilder out = new StringBuilder();
     counts.forEach((k, v) -> out.append("  ").append(v).append(' ').append(k).append('\n'));
     return out.toString();
-  }
-
-  private static Pod pod(String name, Map<String, String> labels, boolean hostNetwork) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withLabels(new TreeMap<>(labels))
-        .endMetadata()
-        .withNewSpec()
-        .withHostNetwork(hostNetwork)
-        .addNewContainer()
-        .withName("app")
-        .withImage("nginx:1.27")
-        .endContainer()
-        .endSpec()
-        .build();
   }
 
   private static io.fabric8.kubernetes.api.model.apps.Deployment deployment(String name) {

@@ -1,6 +1,6 @@
 package dev.tally.report.fabric8;
 
-import static dev.tally.report.fabric8.RealServer.auditLines;
+import static dev.tally.report.fabric8.RealServer.auditMark;
 import static dev.tally.report.fabric8.RealServer.installCrds;
 import static dev.tally.report.fabric8.RealServer.requestsSince;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -100,7 +100,7 @@ class RealKyvernoTest {
       Await.until("the aggregator has rebuilt", controller::isRebuilt);
 
       // 1. admission of a Pod being created: the report names it without a uid (no owner yet)
-      long mark = auditLines(cluster);
+      long mark = auditMark(cluster);
       admin
           .resource(
               admissionReport(
@@ -162,7 +162,7 @@ class RealKyvernoTest {
                       .build())
               .create();
       String apiUid = api.getMetadata().getUid();
-      mark = auditLines(cluster);
+      mark = auditMark(cluster);
       admin
           .resource(
               admissionReport(
@@ -189,7 +189,7 @@ class RealKyvernoTest {
 
       // 3. the same evaluation delivered again (same results, same time): no report is written;
       // only the intermediate report is deleted
-      mark = auditLines(cluster);
+      mark = auditMark(cluster);
       admin
           .resource(
               admissionReport(
@@ -218,7 +218,7 @@ class RealKyvernoTest {
 
       // 3b. the same verdict, evaluated later: the result's timestamp moves, as with Kyverno, so
       // the report is written once
-      mark = auditLines(cluster);
+      mark = auditMark(cluster);
       admin
           .resource(
               admissionReport(
@@ -244,7 +244,7 @@ class RealKyvernoTest {
       // 4. the Pod is fixed: the background scan evaluates require-labels again; check-team
       // passes and check-owner no longer applies (no result). Kyverno's union keeps the old
       // check-owner fail; Tally's coverage retracts it.
-      mark = auditLines(cluster);
+      mark = auditMark(cluster);
       admin
           .resource(
               backgroundReport(
@@ -268,7 +268,7 @@ class RealKyvernoTest {
       // 5. a restart: the aggregator seeds itself from the reports and writes nothing
       controller.close();
     }
-    long restartMark = auditLines(cluster);
+    long restartMark = auditMark(cluster);
     try (AggregatorController controller = kyvernoController(account, metrics).start()) {
       Await.until("the new aggregator has rebuilt", controller::isRebuilt);
       var restart = requestsSince(cluster, restartMark, ns);

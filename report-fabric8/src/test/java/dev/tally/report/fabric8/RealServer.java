@@ -9,6 +9,7 @@ import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
+import dev.tally.testenv.AuditLog;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -97,46 +98,30 @@ final class RealServer {
     controller.desired().get(60, java.util.concurrent.TimeUnit.SECONDS);
   }
 
-  static long auditLines(RealKubernetes.Cluster cluster) throws java.io.IOException {
-    try (var lines = java.nio.file.Files.lines(cluster.env().auditLog())) {
-      return lines.count();
-    }
+  /** A mark in the API server's audit log: what is written after it is read with it. */
+  static long auditMark(RealKubernetes.Cluster cluster) {
+    return AuditLog.of(cluster.env()).mark();
   }
 
   static final Set<String> WRITE_VERBS = Set.of("create", "update", "patch", "delete");
 
   /**
-   * Writes (create, update, patch, delete) completed after line {@code mark} of the audit log by
-   * the test's {@code producer} and {@code aggregator} service accounts, and beside them every
+   * Writes (create, update, patch, delete) completed after {@code mark} of the audit log by the
+   * test's {@code producer} and {@code aggregator} service accounts, and beside them every
    * completed request by account, verb and resource (watches left out: the informers' streams).
    */
   static java.util.Map<String, Integer> requestsSince(
-      RealKubernetes.Cluster cluster, long mark, String ns) throws java.io.IOException {
+      RealKubernetes.Cluster cluster, long mark, String ns) {
     java.util.Map<String, Integer> counts = new java.util.TreeMap<>();
     counts.put("producer", 0);
     counts.put("aggregator", 0);
-    List<String> lines = java.nio.file.Files.readAllLines(cluster.env().auditLog());
-    for (String line : lines.subList((int) mark, lines.size())) {
-      @SuppressWarnings("unchecked")
-      java.util.Map<String, Object> event = Serialization.unmarshal(line, java.util.Map.class);
-      @SuppressWarnings("unchecked")
-      String user =
-          String.valueOf(((java.util.Map<String, Object>) event.get("user")).get("username"));
-      if (!"ResponseComplete".equals(event.get("stage")) || "watch".equals(event.get("verb"))) {
-        continue;
-      }
-      boolean write = WRITE_VERBS.contains(String.valueOf(event.get("verb")));
+    for (AuditLog.Event e : AuditLog.of(cluster.env()).since(mark)) {
       for (String account : List.of("producer", "aggregator")) {
-        if (user.equals("system:serviceaccount:" + ns + ":" + account)) {
-          if (write) {
+        if (e.user().equals("system:serviceaccount:" + ns + ":" + account)) {
+          if (WRITE_VERBS.contains(e.verb())) {
             counts.merge(account, 1, Integer::sum);
           }
-          @SuppressWarnings("unchecked")
-          var ref = (java.util.Map<String, Object>) event.get("objectRef");
-          counts.merge(
-              account + " " + event.get("verb") + " " + (ref == null ? "" : ref.get("resource")),
-              1,
-              Integer::sum);
+          counts.merge(account + " " + e.verb() + " " + e.resource(), 1, Integer::sum);
         }
       }
     }
@@ -219,45 +204,12 @@ final class RealServer {
         .build();
   }
 
-  /** One completed request of the API server's audit log (watch streams left out). */
-  record AuditEvent(
-      String user, String verb, String resource, String namespace, int code, String uri) {}
-
   /**
-   * The completed requests after line {@code mark} of the audit log ({@code ResponseComplete}
-   * stage; watches, which complete only when their stream ends, left out).
+   * The completed requests after {@code mark} of the audit log (watches, which complete only when
+   * their stream ends, left out).
    */
-  static List<AuditEvent> auditEvents(RealKubernetes.Cluster cluster, long mark)
-      throws java.io.IOException {
-    List<String> lines = java.nio.file.Files.readAllLines(cluster.env().auditLog());
-    List<AuditEvent> events = new ArrayList<>();
-    for (String line : lines.subList((int) Math.min(mark, lines.size()), lines.size())) {
-      if (line.isBlank()) {
-        continue;
-      }
-      @SuppressWarnings("unchecked")
-      java.util.Map<String, Object> event = Serialization.unmarshal(line, java.util.Map.class);
-      if (!"ResponseComplete".equals(event.get("stage")) || "watch".equals(event.get("verb"))) {
-        continue;
-      }
-      @SuppressWarnings("unchecked")
-      var user = (java.util.Map<String, Object>) event.get("user");
-      @SuppressWarnings("unchecked")
-      var ref = (java.util.Map<String, Object>) event.get("objectRef");
-      @SuppressWarnings("unchecked")
-      var status = (java.util.Map<String, Object>) event.get("responseStatus");
-      events.add(
-          new AuditEvent(
-              String.valueOf(user.get("username")),
-              String.valueOf(event.get("verb")),
-              ref == null ? "" : String.valueOf(ref.getOrDefault("resource", "")),
-              ref == null ? "" : String.valueOf(ref.getOrDefault("namespace", "")),
-              status == null || status.get("code") == null
-                  ? 0
-                  : ((Number) status.get("code")).intValue(),
-              String.valueOf(event.get("requestURI"))));
-    }
-    return events;
+  static List<AuditLog.Event> auditEvents(RealKubernetes.Cluster cluster, long mark) {
+    return AuditLog.of(cluster.env()).since(mark);
   }
 
   /** The partial reports in {@code ns}. */

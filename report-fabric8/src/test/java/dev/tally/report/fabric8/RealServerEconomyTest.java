@@ -1,7 +1,7 @@
 package dev.tally.report.fabric8;
 
 import static dev.tally.report.fabric8.RealServer.auditEvents;
-import static dev.tally.report.fabric8.RealServer.auditLines;
+import static dev.tally.report.fabric8.RealServer.auditMark;
 import static dev.tally.report.fabric8.RealServer.controllerOn;
 import static dev.tally.report.fabric8.RealServer.fail;
 import static dev.tally.report.fabric8.RealServer.installCrds;
@@ -17,6 +17,7 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
+import dev.tally.testenv.AuditLog;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -71,7 +72,7 @@ class RealServerEconomyTest {
       Await.until("the warm-up is aggregated", () -> results(admin, ns) == 1);
       settle(controller, metrics, 1);
 
-      long mark = auditLines(cluster);
+      long mark = auditMark(cluster);
       publishFailure(publisher, "admission", admitted, "require-labels");
       settle(controller, metrics, 2);
       Await.until("the admission event is aggregated", () -> results(admin, ns) == 2);
@@ -79,7 +80,7 @@ class RealServerEconomyTest {
       assertThat(perEvent.get("producer")).as("producer writes: %s", perEvent).isEqualTo(1);
       assertThat(perEvent.get("aggregator")).as("aggregator writes: %s", perEvent).isEqualTo(1);
 
-      long steady = auditLines(cluster);
+      long steady = auditMark(cluster);
       publisher
           .publish(
               PartialReport.builder()
@@ -128,14 +129,14 @@ class RealServerEconomyTest {
     KubernetesClient account = cluster.serviceAccount("aggregator", "tally-aggregator");
     String user = "system:serviceaccount:" + ns + ":aggregator";
 
-    long cold = auditLines(cluster);
+    long cold = auditMark(cluster);
     try (AggregatorController controller = controllerOn(account).build().start()) {
       Await.until("every subject is aggregated", () -> results(admin, ns) == SUBJECTS);
       controller.desired().get(60, TimeUnit.SECONDS);
     }
     Map<String, Integer> coldCounts = byVerbAndResource(cluster, cold, user, ns);
 
-    long restart = auditLines(cluster);
+    long restart = auditMark(cluster);
     try (AggregatorController controller = controllerOn(account).build().start()) {
       controller.desired().get(60, TimeUnit.SECONDS);
       controller.resyncNow().get(60, TimeUnit.SECONDS);
@@ -171,7 +172,7 @@ class RealServerEconomyTest {
       RealKubernetes.Cluster cluster, long mark, String user, String ns)
       throws java.io.IOException {
     Map<String, Integer> counts = new TreeMap<>();
-    for (RealServer.AuditEvent e : auditEvents(cluster, mark)) {
+    for (AuditLog.Event e : auditEvents(cluster, mark)) {
       boolean read = e.verb().equals("list") || e.verb().equals("get");
       if (e.user().equals(user) && (read || e.namespace().equals(ns))) {
         counts.merge(e.verb() + " " + e.resource(), 1, Integer::sum);

@@ -1,7 +1,7 @@
 package dev.tally.report.fabric8;
 
 import static dev.tally.report.fabric8.RealServer.auditEvents;
-import static dev.tally.report.fabric8.RealServer.auditLines;
+import static dev.tally.report.fabric8.RealServer.auditMark;
 import static dev.tally.report.fabric8.RealServer.awaitOnlyOwnPartials;
 import static dev.tally.report.fabric8.RealServer.controllerOn;
 import static dev.tally.report.fabric8.RealServer.installCrds;
@@ -20,6 +20,7 @@ import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
+import dev.tally.testenv.AuditLog;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.client.Config;
@@ -60,7 +61,7 @@ class RealServerFaultsTest {
     installRbac(admin);
     String ns = cluster.namespace();
     Subject subject = subject(admin, ns, "contested");
-    long mark = auditLines(cluster);
+    long mark = auditMark(cluster);
     int rounds = 8;
     try (AggregatorController controller = controllerOn(admin).build().start();
         PartialReportPublisher a =
@@ -113,7 +114,7 @@ class RealServerFaultsTest {
     awaitOnlyOwnPartials(admin, ns); // else another test's leftovers make it re-read in between
     Subject first = subject(admin, ns, "first");
     Subject second = subject(admin, ns, "second");
-    long mark = auditLines(cluster);
+    long mark = auditMark(cluster);
     try (PartialReportPublisher publisher = PartialReportPublisher.builder(admin).build();
         AggregatorController controller =
             controllerOn(cluster.serviceAccount("aggregator", "tally-aggregator"))
@@ -143,7 +144,7 @@ class RealServerFaultsTest {
             .toList();
     assertThat(aggregatorWrites)
         .as("the aggregator's updates: a real 409, then a success")
-        .extracting(RealServer.AuditEvent::code)
+        .extracting(AuditLog.Event::code)
         .contains(409, 200);
   }
 
@@ -184,7 +185,7 @@ class RealServerFaultsTest {
           .delete();
       publishFailure(publisher, "background", added, "disallow-latest");
       cluster.env().compactEtcd();
-      long reconnected = auditLines(cluster);
+      long reconnected = auditMark(cluster);
       proxy.refuse(false);
 
       Await.until(

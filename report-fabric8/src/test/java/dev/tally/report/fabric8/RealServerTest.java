@@ -28,6 +28,7 @@ import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.internal.PagedList;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
+import dev.tally.testenv.AuditLog;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -271,7 +272,7 @@ class RealServerTest {
         cluster.serviceAccount("replica-a", "tally-aggregator", "tally-aggregator-lease");
     KubernetesClient clientB =
         cluster.serviceAccount("replica-b", "tally-aggregator", "tally-aggregator-lease");
-    long mark = RealServer.auditLines(cluster);
+    long mark = RealServer.auditMark(cluster);
     try (PartialReportPublisher publisher = PartialReportPublisher.builder(admin).build()) {
       AggregatorController a = elected(clientA, ns, "replica-a");
       AggregatorController b = elected(clientB, ns, "replica-b");
@@ -304,7 +305,7 @@ class RealServerTest {
             .toList();
     assertThat(writes)
         .as("one create by the first leader, one update by the second, nothing twice: %s", writes)
-        .extracting(RealServer.AuditEvent::verb)
+        .extracting(AuditLog.Event::verb)
         .containsExactly("create", "update");
     assertThat(writes).allMatch(e -> e.code() / 100 == 2);
   }

@@ -5,7 +5,7 @@ import static dev.tally.report.fabric8.RealKyvernoTest.report;
 import static dev.tally.report.fabric8.RealKyvernoTest.result;
 import static dev.tally.report.fabric8.RealKyvernoTest.statuses;
 import static dev.tally.report.fabric8.RealServer.auditEvents;
-import static dev.tally.report.fabric8.RealServer.auditLines;
+import static dev.tally.report.fabric8.RealServer.auditMark;
 import static dev.tally.report.fabric8.RealServer.installCrds;
 import static dev.tally.report.fabric8.RealServer.results;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -138,7 +138,7 @@ class RealTenantTest {
       // Tally writes a report for it in the tenant's namespace, owned by (ghost, uid); the garbage
       // collector removes that report (no such owner there), and the next re-list asks whether
       // tenantNs/ghost is gone: it is.
-      long mark = auditLines(cluster);
+      long mark = auditMark(cluster);
       tenant
           .resource(
               RealKyvernoTest.admissionReport(
@@ -156,7 +156,7 @@ class RealTenantTest {
       Await.until(
           "the aggregator found the ghost gone",
           () ->
-              audit(cluster, mark).stream()
+              auditEvents(cluster, mark).stream()
                   .anyMatch(
                       e ->
                           e.user().equals(aggregator)
@@ -187,14 +187,6 @@ class RealTenantTest {
               report(admin, victimNs, uid)
                   .map(r -> Map.of("require-labels/check", ResultStatus.PASS).equals(statuses(r)))
                   .orElse(false));
-    }
-  }
-
-  private static List<RealServer.AuditEvent> audit(RealKubernetes.Cluster cluster, long mark) {
-    try {
-      return auditEvents(cluster, mark);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
     }
   }
 

@@ -21,6 +21,7 @@ import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.audit.UnitBackoff;
+import dev.tally.testenv.AuditLog;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -40,7 +41,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -191,7 +191,7 @@ class ShippedRolesTest {
                     .getItems()
                     .isEmpty(),
         Duration.ofSeconds(180));
-    mark = RealServer.auditLines(cluster);
+    mark = RealServer.auditMark(cluster);
     try {
       mainAggregatorAndProducer(admin, ns, aggregator, producer);
       kyvernoAggregator(admin, ns, kyverno);
@@ -362,11 +362,7 @@ class ShippedRolesTest {
               return false;
             }
             lastRead[0] = System.nanoTime();
-            try {
-              return unused(requests(cluster, mark), user, grants).isEmpty();
-            } catch (java.io.IOException e) {
-              throw new java.io.UncheckedIOException(e);
-            }
+            return unused(requests(cluster, mark), user, grants).isEmpty();
           },
           Duration.ofSeconds(60));
     } catch (AssertionError e) {
@@ -1097,52 +1093,23 @@ class ShippedRolesTest {
         .orElseThrow();
   }
 
-  /** The requests after line {@code mark} of the audit log, with the stage that has the code. */
-  private static List<Request> requests(RealKubernetes.Cluster cluster, long mark)
-      throws java.io.IOException {
-    List<String> lines;
-    try (var all = Files.lines(cluster.env().auditLog())) {
-      lines = all.skip(mark).toList();
-    }
+  /** The requests after {@code mark} of the audit log, a watch counted as it starts. */
+  private static List<Request> requests(RealKubernetes.Cluster cluster, long mark) {
     List<Request> out = new ArrayList<>();
-    for (String line : lines) {
-      if (line.isBlank()) {
-        continue;
-      }
-      Map<String, Object> event;
-      try {
-        @SuppressWarnings("unchecked")
-        Map<String, Object> parsed = Serialization.unmarshal(line, Map.class);
-        event = parsed;
-      } catch (RuntimeException e) {
-        continue; // the line being written
-      }
-      Object stage = event.get("stage");
-      boolean watch = "watch".equals(event.get("verb"));
-      if (!("ResponseComplete".equals(stage) || (watch && "ResponseStarted".equals(stage)))) {
-        continue;
-      }
-      @SuppressWarnings("unchecked")
-      var user = (Map<String, Object>) event.get("user");
-      @SuppressWarnings("unchecked")
-      var ref = (Map<String, Object>) event.get("objectRef");
-      @SuppressWarnings("unchecked")
-      var status = (Map<String, Object>) event.get("responseStatus");
-      if (ref == null) {
+    for (AuditLog.Event e : AuditLog.of(cluster.env()).sinceWithWatches(mark)) {
+      if (e.resource().isEmpty()) {
         continue; // discovery and other non-resource requests
       }
       out.add(
           new Request(
-              String.valueOf(user.get("username")),
-              String.valueOf(event.get("verb")),
-              String.valueOf(ref.getOrDefault("apiGroup", "")),
-              String.valueOf(ref.getOrDefault("resource", "")),
-              String.valueOf(ref.getOrDefault("subresource", "")),
-              String.valueOf(ref.getOrDefault("namespace", "")),
-              String.valueOf(ref.getOrDefault("name", "")),
-              status == null || status.get("code") == null
-                  ? 0
-                  : ((Number) status.get("code")).intValue()));
+              e.user(),
+              e.verb(),
+              e.apiGroup(),
+              e.resource(),
+              e.subresource(),
+              e.namespace(),
+              e.name(),
+              e.code()));
     }
     return out;
   }
