@@ -577,6 +577,12 @@ class RealKyvernoTest {
 
       admin.pods().inNamespace(ns).withName("kept").withGracePeriod(0).delete();
       awaitNoIntermediateReports(admin, ns);
+      // the collector removes the intermediate reports (and may remove the report itself) before
+      // the aggregator's informer has seen their deletion: wait for the aggregator to retract
+      Await.until(
+          "the aggregator has retracted the pod's results",
+          () -> controller.desired().join().stream().noneMatch(r -> r.ref().name().equals(uid)),
+          Duration.ofSeconds(120));
       Await.until(
           "the pod's report is gone",
           () -> report(admin, ns, uid).isEmpty(),
