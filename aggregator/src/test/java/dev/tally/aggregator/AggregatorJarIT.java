@@ -8,19 +8,18 @@ import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.PartialReportPublisher;
+import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,7 +45,7 @@ class AggregatorJarIT {
       RealKubernetes.Cluster cluster, @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
     KubernetesClient admin = cluster.admin();
     String ns = cluster.namespace();
-    applyFromDeploy(admin, "20-clusterroles.yaml");
+    TallyResources.installClusterRoles(admin);
     awaitReportKindsServed(admin);
     KubernetesClient producer = cluster.serviceAccount("producer", "tally-producer");
     KubernetesClient aggregatorAccount = cluster.serviceAccount("aggregator", "tally-aggregator");
@@ -227,14 +226,6 @@ class AggregatorJarIT {
                 .endSubject()
                 .build())
         .create();
-  }
-
-  static void applyFromDeploy(KubernetesClient admin, String file) throws IOException {
-    try (InputStream in = Files.newInputStream(DeployCopiesTest.deployDir().resolve(file))) {
-      for (HasMetadata item : admin.load(in).items()) {
-        admin.resource(item).createOr(existing -> existing.update());
-      }
-    }
   }
 
   /**

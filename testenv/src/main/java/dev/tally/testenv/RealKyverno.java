@@ -83,11 +83,11 @@ public final class RealKyverno {
     }
     Path work = Path.of(System.getProperty("user.dir"), "target", "kyverno");
     GoTools.Built kyverno = GoTools.build("kyverno", work.resolve("build-kyverno.log"));
-    GoTools.Built helm = GoTools.build("helm", work.resolve("build-helm.log"));
+    Helm helm = Helm.build(work);
     List<HasMetadata> chart;
     try (KubernetesClient admin = env.adminClient()) {
       installCrds(admin, kyverno.moduleDir());
-      chart = renderChart(helm.program("helm"), kyverno.moduleDir(), work);
+      chart = renderChart(helm, kyverno.moduleDir(), work);
       admin
           .namespaces()
           .resource(
@@ -268,7 +268,7 @@ public final class RealKyverno {
    * and names three sub-charts served from the Internet (the CRDs of kyverno-api and openreports,
    * and reports-server), all off by default: a copy without them is what is rendered.
    */
-  private static List<HasMetadata> renderChart(Path helm, Path module, Path work) {
+  private static List<HasMetadata> renderChart(Helm helm, Path module, Path work) {
     try {
       Path copy = work.resolve("chart");
       if (Files.exists(copy)) {
@@ -297,26 +297,17 @@ public final class RealKyverno {
           copy.resolve("Chart.yaml"),
           withoutRemoteDependencies(Files.readString(source.resolve("Chart.yaml"))));
       Path out = work.resolve("chart-rendered.yaml");
-      Path log = work.resolve("helm-template.log");
-      Process p =
-          new ProcessBuilder(
-                  helm.toString(),
-                  "template",
-                  "kyverno",
-                  copy.toString(),
-                  "--namespace",
-                  NAMESPACE,
-                  "--kube-version",
-                  "1.37.0")
-              .redirectOutput(out.toFile())
-              .redirectError(log.toFile())
-              .start();
-      p.getOutputStream().close();
-      if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        p.destroyForcibly();
-        throw new IllegalStateException(
-            "helm template of Kyverno's chart failed: " + Files.readString(log));
-      }
+      Files.writeString(
+          out,
+          helm.ok(
+              work,
+              "template",
+              "kyverno",
+              copy.toString(),
+              "--namespace",
+              NAMESPACE,
+              "--kube-version",
+              "1.37.0"));
       List<HasMetadata> objects = new ArrayList<>();
       try (KubernetesClient offline =
           new io.fabric8.kubernetes.client.KubernetesClientBuilder().build()) {
@@ -332,9 +323,6 @@ public final class RealKyverno {
       return objects;
     } catch (IOException e) {
       throw new UncheckedIOException("rendering Kyverno's chart", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted rendering Kyverno's chart", e);
     }
   }
 

@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -62,13 +61,25 @@ public final class TallyBeside implements AutoCloseable {
     return jar;
   }
 
-  /** Applies every manifest of {@code deploy/kyverno/}; returns what was applied. */
+  /**
+   * Applies every manifest of {@code deploy/kyverno/} (the chart rendered with its Kyverno values)
+   * as {@code kubectl apply --server-side --validate=strict} does; returns what was applied.
+   */
   public static List<HasMetadata> applyManifests(KubernetesClient admin) {
     List<HasMetadata> applied = new ArrayList<>();
     try (Stream<Path> files = Files.list(deployDir())) {
       for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
-        try (InputStream in = Files.newInputStream(file)) {
-          for (HasMetadata object : admin.load(in).items()) {
+        // helm template's output: documents, some of them only comments (a file's header)
+        for (String doc : Files.readString(file).split("(?m)^---\\s*$")) {
+          if (doc.lines().noneMatch(l -> l.startsWith("kind:"))) {
+            continue;
+          }
+          for (HasMetadata object :
+              admin
+                  .load(
+                      new java.io.ByteArrayInputStream(
+                          doc.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                  .items()) {
             admin
                 .resource(object)
                 .fieldValidation(

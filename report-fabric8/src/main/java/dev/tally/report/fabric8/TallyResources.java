@@ -62,6 +62,21 @@ public final class TallyResources {
     }
   }
 
+  /**
+   * Creates or replaces the ClusterRoles of {@link #RBAC} (the aggregator's, its Lease's, the
+   * producer's and the audit's), as an installer or a test would; binding them is the installer's.
+   */
+  public static void installClusterRoles(KubernetesClient client) {
+    try (InputStream in =
+        new java.io.ByteArrayInputStream(rbacYaml().getBytes(StandardCharsets.UTF_8))) {
+      for (var role : client.load(in).items()) {
+        client.resource(role).createOr(existing -> existing.update());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   static CustomResourceDefinition crd(String yaml) {
     return Serialization.unmarshal(yaml, CustomResourceDefinition.class);
   }

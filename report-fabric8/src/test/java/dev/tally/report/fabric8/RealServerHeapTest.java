@@ -29,8 +29,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * against the real server: partial reports of about 1.3 MB of JSON each (etcd's request limit is
  * 1.5 MiB), each with distinct messages (nothing for the JVM to share), held by a running
  * controller. The retained heap is printed, and {@value #SIZED_FOR} of them must fit half the
- * Deployment's heap, leaving the rest for the aggregates and the requests in flight ({@code
- * deploy/40-deployment.yaml}).
+ * Deployment's heap, leaving the rest for the aggregates and the requests in flight (the chart's
+ * {@code resources} and {@code jvm.maxRamPercentage}, charts/tally-aggregator/values.yaml).
  *
  * <p>{@code verify} holds {@value #DEFAULT_REPORTS} (a few seconds of etcd writes) and scales the
  * retained heap per report to {@value #SIZED_FOR}; {@code -Dtally.heap.reports=100} holds them all

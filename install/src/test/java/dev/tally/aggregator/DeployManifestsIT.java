@@ -20,12 +20,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Every manifest in deploy/ applied to the real API server, which validates it against the built-in
- * schemas and the CRDs with {@code fieldValidation=Strict} (an unknown or misspelt field is
- * refused, not dropped). The namespace, the service account, the binding and the Deployment are
- * really created (no kubelet runs, so no pod starts) and removed afterwards; the CRDs and the
- * ClusterRoles, which the control plane of this JVM already uses, are applied with {@code
- * dryRun=All}.
+ * Every manifest in deploy/ (the chart rendered with its default values, ChartIT) applied to the
+ * real API server, which validates it against the built-in schemas and the CRDs with {@code
+ * fieldValidation=Strict} (an unknown or misspelt field is refused, not dropped). The service
+ * account, the bindings, the Service and the Deployment are really created, in the namespace {@code
+ * tally-system} the test creates first (no kubelet runs, so no pod starts) and removed afterwards;
+ * the CRDs and the ClusterRoles, which the control plane of this JVM already uses, are applied with
+ * {@code dryRun=All}.
  */
 @ExtendWith(RealKubernetes.class)
 class DeployManifestsIT {
@@ -39,7 +40,6 @@ class DeployManifestsIT {
     assertThat(manifests)
         .extracting(GenericKubernetesResource::getKind)
         .containsExactlyInAnyOrder(
-            "Namespace",
             "CustomResourceDefinition",
             "CustomResourceDefinition",
             "ClusterRole", // tally-aggregator
@@ -50,7 +50,19 @@ class DeployManifestsIT {
             "ServiceAccount",
             "ClusterRoleBinding",
             "RoleBinding", // the Lease's, in tally-system only
+            "Service", // /metrics
+            "PodDisruptionBudget", // one of the two replicas down at a time
             "Deployment");
+    // the namespace is the user's to create (kubectl create namespace, or helm --create-namespace)
+    admin
+        .namespaces()
+        .resource(
+            new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                .withNewMetadata()
+                .withName("tally-system")
+                .endMetadata()
+                .build())
+        .serverSideApply();
     try {
       for (GenericKubernetesResource m : manifests) {
         boolean dryRun = DRY_RUN.contains(m.getKind());
@@ -141,7 +153,7 @@ class DeployManifestsIT {
 
   static List<GenericKubernetesResource> manifests() throws IOException {
     List<GenericKubernetesResource> out = new ArrayList<>();
-    try (Stream<Path> files = Files.list(DeployCopiesTest.deployDir())) {
+    try (Stream<Path> files = Files.list(ChartFilesTest.deployDir())) {
       for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
         String text = Files.readString(file);
         for (String doc : text.split("(?m)^---\\s*$")) {
@@ -190,6 +202,8 @@ class DeployManifestsIT {
       case "RoleBinding" -> "rolebindings";
       case "ServiceAccount" -> "serviceaccounts";
       case "Deployment" -> "deployments";
+      case "Service" -> "services";
+      case "PodDisruptionBudget" -> "poddisruptionbudgets";
       default -> throw new IllegalArgumentException("a kind deploy/ should not hold: " + kind);
     };
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tally.testenv.Await;
+import dev.tally.testenv.Helm;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -11,8 +12,6 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
-import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
-import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -36,22 +35,20 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * deploy/kyverno/ on the real API server: the CRDs of Kyverno's intermediate reports and of both
- * report formats are installed from report-fabric8's test resources, every manifest of the folder
- * is really created with server-side apply and {@code fieldValidation=Strict} (in a stand-in for
- * Kyverno's namespace {@code kyverno}), and then the server's authorizer is asked, with
- * SubjectAccessReviews, what the ServiceAccount may do: each thing the aggregator needs, and none
- * of what it does not. A few of the allowed and refused requests are also made for real, with a
- * token of that ServiceAccount.
+ * The chart beside Kyverno on the real API server: the CRDs of Kyverno's intermediate reports and
+ * of both report formats are installed from report-fabric8's test resources, deploy/kyverno/ (the
+ * chart rendered with values-kyverno.yaml) is applied with server-side apply, {@code
+ * fieldValidation=Strict} and {@code dryRun=All}, the chart is installed by real Helm with those
+ * values into a stand-in for Kyverno's namespace {@code kyverno}, and then the server's authorizer
+ * is asked, with SubjectAccessReviews, what the ServiceAccount may do: each thing the aggregator
+ * needs, and none of what it does not. A few of the allowed and refused requests are also made for
+ * real, with a token of that ServiceAccount.
  */
 @ExtendWith(RealKubernetes.class)
 class KyvernoDeployManifestsIT {
   private static final String NS = "kyverno";
   private static final String ACCOUNT = "tally-kyverno-aggregator";
   private static final String LEASE = "tally-kyverno-aggregator";
-  private static final String USER = "system:serviceaccount:" + NS + ":" + ACCOUNT;
-  private static final List<String> GROUPS =
-      List.of("system:serviceaccounts", "system:serviceaccounts:" + NS, "system:authenticated");
 
   private static final List<String> CRD_FILES =
       List.of(
@@ -63,7 +60,7 @@ class KyvernoDeployManifestsIT {
           "openreports.io_clusterreports.v1alpha1.yaml");
 
   static Path kyvernoDir() {
-    return DeployCopiesTest.deployDir().resolve("kyverno");
+    return ChartFilesTest.deployDir().resolve("kyverno");
   }
 
   @Test
@@ -99,43 +96,52 @@ class KyvernoDeployManifestsIT {
             "ServiceAccount/tally-kyverno-aggregator",
             "ClusterRoleBinding/tally-kyverno-aggregator",
             "RoleBinding/tally-kyverno-aggregator-lease",
+            "Service/tally-kyverno-aggregator",
+            "PodDisruptionBudget/tally-kyverno-aggregator",
             "Deployment/tally-kyverno-aggregator");
+    Helm helm = ChartIT.helm().against(cluster.env().kubeconfig());
     try {
+      // deploy/kyverno/ (the chart rendered) as kubectl applies it, strictly, without keeping it
       for (GenericKubernetesResource m : manifests) {
-        HttpResponse<String> response = apply(admin, m);
+        assertThat(m.getMetadata().getNamespace())
+            .as("%s is in Kyverno's namespace or none", m.getKind())
+            .isIn(null, NS);
+        HttpResponse<String> response = DeployManifestsIT.apply(admin, m, true);
         assertThat(response.code())
             .as("%s %s: %s", m.getKind(), m.getMetadata().getName(), response.body())
             .isIn(200, 201);
+      }
+      // and the chart as a cluster admin installs it, which is what the checks below ask about
+      helm.ok(
+          ChartIT.ROOT,
+          "install",
+          ACCOUNT,
+          "charts/tally-aggregator",
+          "--namespace",
+          NS,
+          "--skip-crds",
+          "-f",
+          "charts/tally-aggregator/values-kyverno.yaml");
+      for (GenericKubernetesResource m : manifests) {
         var kind = admin.genericKubernetesResources(m.getApiVersion(), m.getKind());
         String ns = m.getMetadata().getNamespace();
-        assertThat(ns).as("%s is in Kyverno's namespace or none", m.getKind()).isIn(null, NS);
         var resource =
             ns == null
                 ? kind.withName(m.getMetadata().getName())
                 : kind.inNamespace(ns).withName(m.getMetadata().getName());
         assertThat(resource.get())
-            .as("%s %s was created", m.getKind(), m.getMetadata().getName())
+            .as("%s %s was installed", m.getKind(), m.getMetadata().getName())
             .isNotNull();
       }
       checkDeployment(admin);
       checkRules(admin, team);
       checkRealRequests(cluster, team);
     } finally {
-      admin.rbac().clusterRoleBindings().withName(ACCOUNT).delete();
-      admin.rbac().clusterRoles().withName("tally-kyverno-aggregator").delete();
-      admin.rbac().clusterRoles().withName("tally-kyverno-aggregator-lease").delete();
+      var uninstall = helm.run(ChartIT.ROOT, "uninstall", ACCOUNT, "--namespace", NS);
       if (createdNamespace) {
         admin.namespaces().withName(NS).delete();
-      } else {
-        admin.apps().deployments().inNamespace(NS).withName(ACCOUNT).delete();
-        admin
-            .rbac()
-            .roleBindings()
-            .inNamespace(NS)
-            .withName("tally-kyverno-aggregator-lease")
-            .delete();
-        admin.serviceAccounts().inNamespace(NS).withName(ACCOUNT).delete();
       }
+      assertThat(uninstall.ok()).as("helm uninstall: %s", uninstall.err()).isTrue();
     }
   }
 
@@ -317,37 +323,10 @@ class KyvernoDeployManifestsIT {
       String resource,
       @Nullable String namespace,
       @Nullable String name) {
-    String[] parts = resource.split("/", 2);
-    SubjectAccessReview review =
-        new SubjectAccessReviewBuilder()
-            .withNewSpec()
-            .withUser(USER)
-            .withGroups(GROUPS)
-            .withNewResourceAttributes()
-            .withVerb(verb)
-            .withGroup(group)
-            .withResource(parts[0])
-            .withSubresource(parts.length > 1 ? parts[1] : null)
-            .withNamespace(namespace)
-            .withName(name)
-            .endResourceAttributes()
-            .endSpec()
-            .build();
-    SubjectAccessReview answer = admin.authorization().v1().subjectAccessReview().create(review);
-    boolean actual = Boolean.TRUE.equals(answer.getStatus().getAllowed());
-    if (actual != allowed) {
-      wrong.add(
-          String.format(
-              "%s %s %s.%s in %s named %s: %s, expected %s",
-              USER,
-              verb,
-              resource,
-              group.isEmpty() ? "core" : group,
-              namespace == null ? "(cluster)" : namespace,
-              name == null ? "(any)" : name,
-              actual ? "allowed" : "denied",
-              allowed ? "allowed" : "denied"));
-    }
+    wrong.addAll(
+        new AccessReview(admin, NS, ACCOUNT)
+            .expect(allowed, verb, group, resource, namespace, name)
+            .wrong());
   }
 
   /** The same rules in effect: requests made with a token of the deployed ServiceAccount. */
@@ -509,7 +488,7 @@ class KyvernoDeployManifestsIT {
   /** The CRDs from report-fabric8's test resources, applied and served. */
   private static void installCrds(KubernetesClient admin) throws Exception {
     Path crds =
-        DeployCopiesTest.deployDir().getParent().resolve("report-fabric8/src/test/resources/crds");
+        ChartFilesTest.deployDir().getParent().resolve("report-fabric8/src/test/resources/crds");
     for (String file : CRD_FILES) {
       GenericKubernetesResource crd =
           Serialization.unmarshal(
