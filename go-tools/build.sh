@@ -16,7 +16,7 @@
 # honours them.
 set -euo pipefail
 
-name="${1:?usage: go-tools/build.sh <module folder: kyverno | helm>}"
+name="${1:?usage: go-tools/build.sh <module folder: kyverno | helm | crane>}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here/$name"
 

@@ -13,6 +13,7 @@ import dev.tally.report.fabric8.resource.PolicyReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.ChildProcess;
+import dev.tally.testenv.GoTools;
 import dev.tally.testenv.KubeTestEnv;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -69,7 +70,13 @@ class ImageIT {
   private static Unpacked unpacked;
 
   /** The image's root file system and its configuration. */
-  record Unpacked(Path root, Map<String, Object> config, long tarBytes, long rootBytes) {
+  record Unpacked(
+      Path layout,
+      String manifestDigest,
+      Path root,
+      Map<String, Object> config,
+      long tarBytes,
+      long rootBytes) {
     @SuppressWarnings("unchecked")
     Map<String, Object> container() {
       return (Map<String, Object>) config.get("config");
@@ -98,22 +105,14 @@ class ImageIT {
     }
     run(List.of("tar", "-xf", TAR.toString(), "-C", layout.toString()));
     List<String> layers = new ArrayList<>();
-    Map<String, Object> config;
-    if (Files.exists(layout.resolve("index.json"))) { // an OCI image layout
-      Map<?, ?> index = json(layout.resolve("index.json"));
-      Map<?, ?> manifest =
-          json(blob(layout, (Map<?, ?>) ((List<?>) index.get("manifests")).get(0)));
-      config = castMap(json(blob(layout, (Map<?, ?>) manifest.get("config"))));
-      for (Object layer : (List<?>) manifest.get("layers")) {
-        layers.add(blob(layout, (Map<?, ?>) layer).toString());
-      }
-    } else { // docker save's layout
-      Map<?, ?> manifest =
-          (Map<?, ?>) ((List<?>) jsonValue(layout.resolve("manifest.json"))).get(0);
-      config = castMap(json(layout.resolve((String) manifest.get("Config"))));
-      for (Object layer : (List<?>) manifest.get("Layers")) {
-        layers.add(layout.resolve((String) layer).toString());
-      }
+    // an OCI image layout (oci-layout, index.json, blobs/sha256/…), as skopeo's oci-archive reads
+    assertThat(layout.resolve("oci-layout")).content().contains("\"imageLayoutVersion\"");
+    Map<?, ?> index = json(layout.resolve("index.json"));
+    Map<?, ?> descriptor = (Map<?, ?>) ((List<?>) index.get("manifests")).get(0);
+    Map<?, ?> manifest = json(blob(layout, descriptor));
+    Map<String, Object> config = castMap(json(blob(layout, (Map<?, ?>) manifest.get("config"))));
+    for (Object layer : (List<?>) manifest.get("layers")) {
+      layers.add(blob(layout, (Map<?, ?>) layer).toString());
     }
     for (String layer : layers) {
       run(List.of("tar", "-xzf", layer, "-C", root.toString()));
@@ -122,7 +121,9 @@ class ImageIT {
     try (Stream<Path> files = Files.walk(root)) {
       rootBytes = files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
     }
-    unpacked = new Unpacked(root, config, Files.size(TAR), rootBytes);
+    unpacked =
+        new Unpacked(
+            layout, (String) descriptor.get("digest"), root, config, Files.size(TAR), rootBytes);
     System.out.printf(
         "image: %s, %.1f MB (%d layers); unpacked %.1f MB%n",
         TAR.getFileName(), Files.size(TAR) / 1e6, layers.size(), rootBytes / 1e6);
@@ -159,6 +160,41 @@ class ImageIT {
         .isEqualTo(sha256(Path.of("../aggregator/target/tally-aggregator.jar")));
     // a bound to notice growth: the runtime is made of the modules the jar needs, not a JDK
     assertThat(image.tarBytes()).as("the image tar's size").isLessThan(150_000_000L);
+  }
+
+  /**
+   * The step between the build and {@code helm install}: the image goes into a registry (here
+   * go-containerregistry's, {@code crane registry serve}, built from go-tools/crane) and the
+   * registry serves the same manifest and configuration back.
+   */
+  @Test
+  void theImageGoesIntoARegistryAndComesBackTheSame(RealKubernetes.Cluster cluster)
+      throws Exception {
+    Unpacked image = unpacked();
+    Path crane = GoTools.build("crane", WORK.resolve("build-crane.log")).program("crane");
+    int port = ChildProcess.freePort();
+    String ref = "127.0.0.1:" + port + "/tally-aggregator:0.1.0-SNAPSHOT";
+    try (ChildProcess registry =
+        ChildProcess.start(
+            "registry",
+            List.of(crane.toString(), "registry", "serve", "--address", "127.0.0.1:" + port),
+            Map.of(),
+            ChildProcess.logFile(WORK, "registry"),
+            0)) {
+      Await.until(
+          "the registry answers (" + registry.log() + ")",
+          () -> status(port, "/v2/") == 200,
+          Duration.ofSeconds(30));
+      output(List.of(crane.toString(), "push", "--insecure", image.layout().toString(), ref));
+      assertThat(output(List.of(crane.toString(), "digest", "--insecure", ref)).trim())
+          .as("the digest the registry serves")
+          .isEqualTo(image.manifestDigest());
+      assertThat(
+              Serialization.unmarshal(
+                  output(List.of(crane.toString(), "config", "--insecure", ref)), Map.class))
+          .as("the configuration the registry serves")
+          .isEqualTo(image.config());
+    }
   }
 
   @Test
@@ -341,6 +377,16 @@ class ImageIT {
       Thread.currentThread().interrupt();
       return -1;
     }
+  }
+
+  private static String output(List<String> command) throws Exception {
+    Path err = Files.createTempFile(Files.createDirectories(WORK), "stderr", ".log");
+    Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
+    p.getOutputStream().close();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(120, TimeUnit.SECONDS)).as(String.join(" ", command)).isTrue();
+    assertThat(p.exitValue()).as(String.join(" ", command) + ": " + Files.readString(err)).isZero();
+    return out;
   }
 
   private static void run(List<String> command) throws Exception {

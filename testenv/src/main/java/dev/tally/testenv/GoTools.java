@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Programs built from the Go modules of the repository's {@code go-tools/} folder (Kyverno's own
- * binaries, Helm) by {@code go-tools/build.sh}, once per machine and cached, like kube-testenv.
+ * binaries, Helm, crane) by {@code go-tools/build.sh}, once per machine and cached, like
+ * kube-testenv.
  */
 public final class GoTools {
   private static final long BUILD_TIMEOUT_MINUTES = 50;
