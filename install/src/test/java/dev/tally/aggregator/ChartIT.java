@@ -43,6 +43,32 @@ class ChartIT {
     assertThat(helm().ok(ROOT, "lint", "--strict", CHART)).contains("0 chart(s) failed");
     assertThat(helm().ok(ROOT, "lint", "--strict", CHART, "-f", CHART + "/values-kyverno.yaml"))
         .contains("0 chart(s) failed");
+    // what the defaults leave out: a ServiceMonitor, one replica (no PodDisruptionBudget),
+    // openreports, server-side apply, extra flags
+    String rendered =
+        helm()
+            .ok(
+                ROOT,
+                "template",
+                NAME,
+                CHART,
+                "--set",
+                "metrics.serviceMonitor.enabled=true,replicas=1,format=openreports,"
+                    + "serverSideApply=true,extraArgs[0]=--max-clock-skew=1m");
+    assertThat(rendered)
+        .contains("kind: ServiceMonitor", "- --format=openreports", "- --server-side-apply")
+        .contains("- --max-clock-skew=1m")
+        .doesNotContain("kind: PodDisruptionBudget");
+    assertThat(
+            helm()
+                .ok(
+                    ROOT,
+                    "lint",
+                    "--strict",
+                    CHART,
+                    "--set",
+                    "metrics.serviceMonitor.enabled=true,replicas=1"))
+        .contains("0 chart(s) failed");
   }
 
   /** deploy/ is the chart rendered, for kubectl users: it must not drift from the chart. */
