@@ -253,7 +253,7 @@ class AggregatorJarIT {
     return lease.getSpec();
   }
 
-  private static Subject subject(KubernetesClient admin, String ns, String name) {
+  static Subject subject(KubernetesClient admin, String ns, String name) {
     Pod pod = pod(admin, ns, name);
     return Subject.of("v1", "Pod", ns, name, pod.getMetadata().getUid());
   }
@@ -281,7 +281,7 @@ class AggregatorJarIT {
 
   private static long observed = 1_700_000_000;
 
-  private static void publish(PartialReportPublisher publisher, Subject subject, String policy)
+  static void publish(PartialReportPublisher publisher, Subject subject, String policy)
       throws Exception {
     publisher
         .publish(
@@ -302,7 +302,7 @@ class AggregatorJarIT {
         .get(120, TimeUnit.SECONDS);
   }
 
-  private static int results(KubernetesClient admin, String ns) {
+  static int results(KubernetesClient admin, String ns) {
     return admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems().stream()
         .mapToInt(r -> ReportCodec.decode(r).results().size())
         .sum();

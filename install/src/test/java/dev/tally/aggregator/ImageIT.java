@@ -2,21 +2,13 @@ package dev.tally.aggregator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tally.report.api.PartialReport;
-import dev.tally.report.api.Result;
-import dev.tally.report.api.ResultStatus;
-import dev.tally.report.api.Subject;
-import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.TallyResources;
-import dev.tally.report.fabric8.resource.PolicyReportResource;
-import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.ChildProcess;
 import dev.tally.testenv.GoTools;
 import dev.tally.testenv.KubeTestEnv;
 import dev.tally.testenv.RealKubernetes;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
@@ -238,47 +230,12 @@ class ImageIT {
           "/readyz of the aggregator in the image answers 200 (" + log + ")",
           () -> status(port, "/readyz") == 200,
           Duration.ofSeconds(120));
-      var pod =
-          admin
-              .pods()
-              .inNamespace(ns)
-              .resource(
-                  new PodBuilder()
-                      .withNewMetadata()
-                      .withName("web-0")
-                      .endMetadata()
-                      .withNewSpec()
-                      .addNewContainer()
-                      .withName("app")
-                      .withImage("registry.invalid/app:1")
-                      .endContainer()
-                      .endSpec()
-                      .build())
-              .create();
-      publisher
-          .publish(
-              PartialReport.builder()
-                  .producer("admission")
-                  .subject(Subject.of("v1", "Pod", ns, "web-0", pod.getMetadata().getUid()))
-                  .results(
-                      List.of(
-                          Result.builder()
-                              .source("kyverno")
-                              .policy("require-labels")
-                              .rule("check-team")
-                              .status(ResultStatus.FAIL)
-                              .message("label 'team' is required")
-                              .build()))
-                  .observedAt(Timestamp.ofSeconds(1_700_000_000))
-                  .build())
-          .get(120, TimeUnit.SECONDS);
+      // the same partial report and aggregate checks as the jar's own test
+      AggregatorJarIT.publish(
+          publisher, AggregatorJarIT.subject(admin, ns, "web-0"), "require-labels");
       Await.until(
           "the aggregator in the image has written the result (" + log + ")",
-          () ->
-              admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems().stream()
-                      .mapToInt(r -> ReportCodec.decode(r).results().size())
-                      .sum()
-                  == 1,
+          () -> AggregatorJarIT.results(admin, ns) == 1,
           Duration.ofSeconds(120));
       assertThat(body(port, "/metrics"))
           .as("the aggregator in the image counts its write")
@@ -390,10 +347,7 @@ class ImageIT {
   }
 
   private static void run(List<String> command) throws Exception {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(120, TimeUnit.SECONDS)).as(String.join(" ", command)).isTrue();
-    assertThat(p.exitValue()).as(String.join(" ", command) + ": " + out).isZero();
+    output(command);
   }
 
   /**

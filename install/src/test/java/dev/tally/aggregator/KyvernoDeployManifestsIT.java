@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
@@ -347,23 +346,7 @@ class KyvernoDeployManifestsIT {
             .getStatus()
             .getToken();
     try (KubernetesClient aggregator = cluster.env().clientWithToken(token)) {
-      Pod pod =
-          admin
-              .pods()
-              .inNamespace(team)
-              .resource(
-                  new PodBuilder()
-                      .withNewMetadata()
-                      .withName("web-0")
-                      .endMetadata()
-                      .withNewSpec()
-                      .addNewContainer()
-                      .withName("app")
-                      .withImage("registry.invalid/app:1")
-                      .endContainer()
-                      .endSpec()
-                      .build())
-              .create();
+      Pod pod = AggregatorJarIT.pod(admin, team, "web-0");
       // an admission report as Kyverno's admission controller writes it: no owner yet
       GenericKubernetesResource report =
           admin
