@@ -125,7 +125,7 @@ public final class Main {
                         .format(options.format)
                         .caps(options.caps)
                         .build())
-            .budget(ApiBudget.of(options.qps, options.burst))
+            .budget(ApiBudget.adaptive(options.qps, options.maxQps, options.burst))
             .metrics(metrics.tally())
             .flushWindow(options.flushWindow)
             .resyncPeriod(options.resyncPeriod)

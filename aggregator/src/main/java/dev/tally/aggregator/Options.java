@@ -153,7 +153,18 @@ public final class Options {
               "DURATION",
               "how far ahead of this clock an evaluation may be; later ones are refused; default 5m",
               false),
-          new Flag("--qps", "N", "API requests per second, all of Tally's; default 20", false),
+          new Flag(
+              "--qps",
+              "N",
+              "API requests per second to start at, all of Tally's; the rate grows while the API"
+                  + " server answers and callers wait, and halves on 429; default 20",
+              false),
+          new Flag(
+              "--max-qps",
+              "N",
+              "the most API requests per second the rate may grow to; equal to --qps for a fixed"
+                  + " rate; default 300 (the fixed rate of Kyverno's reports controller), or --qps when that is higher",
+              false),
           new Flag("--burst", "N", "API requests at once; default 40", false),
           new Flag(
               "--shutdown-timeout",
@@ -275,6 +286,7 @@ public final class Options {
   final Duration maxStaleness;
   final Duration httpRequestTimeout;
   final double qps;
+  final double maxQps;
   final int burst;
   final Duration shutdownTimeout;
   final InputCaps caps;
@@ -446,6 +458,10 @@ public final class Options {
     resyncPeriod = duration(v, "--resync-period", Duration.ofMinutes(10), true);
     maxClockSkew = duration(v, "--max-clock-skew", Duration.ofMinutes(5), true);
     qps = number(v, "--qps", 20.0, Double::parseDouble, 0.001, 100_000.0);
+    maxQps = number(v, "--max-qps", Math.max(300.0, qps), Double::parseDouble, 0.001, 100_000.0);
+    if (maxQps < qps) {
+      throw new UsageException("--max-qps", "must be at least --qps (" + qps + "), was " + maxQps);
+    }
     burst = number(v, "--burst", 40, Integer::parseInt, 1, 100_000);
     shutdownTimeout = duration(v, "--shutdown-timeout", Duration.ofSeconds(10), true);
     InputCaps d = InputCaps.defaults();

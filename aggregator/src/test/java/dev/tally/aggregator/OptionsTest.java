@@ -38,6 +38,7 @@ class OptionsTest {
           "--flush-window",
           "--resync-period",
           "--qps",
+          "--max-qps",
           "--burst",
           "--shutdown-timeout",
           "--max-results",
@@ -87,6 +88,7 @@ class OptionsTest {
     assertThat(o.flushWindow).isEqualTo(Duration.ofMillis(500));
     assertThat(o.resyncPeriod).isEqualTo(Duration.ofMinutes(10));
     assertThat(o.qps).isEqualTo(20.0);
+    assertThat(o.maxQps).as("the rate may grow to 300 by default").isEqualTo(300.0);
     assertThat(o.burst).isEqualTo(40);
     assertThat(o.serverSideApply).isFalse();
     assertThat(o.kyverno).isNull();
@@ -174,6 +176,7 @@ class OptionsTest {
             "--http-port=0",
             "--resync-period=0",
             "--qps=5.5",
+            "--max-qps=50",
             "--burst=7");
     assertThat(o.kubeconfig).isEqualTo(kubeconfig);
     assertThat(o.grouping.id()).isEqualTo("subject");
@@ -188,7 +191,11 @@ class OptionsTest {
     assertThat(o.httpPort).isZero();
     assertThat(o.resyncPeriod).isZero();
     assertThat(o.qps).isEqualTo(5.5);
+    assertThat(o.maxQps).isEqualTo(50.0);
     assertThat(o.burst).isEqualTo(7);
+    assertThat(Options.parse("--qps=500").maxQps)
+        .as("a starting rate above the default ceiling is the ceiling")
+        .isEqualTo(500.0);
     assertThat(Options.parse("--grouping", "per-namespace-and-policy").grouping.id())
         .isEqualTo("policy");
   }
@@ -216,6 +223,8 @@ class OptionsTest {
     assertUsageError(new String[] {"--http-port", "70000"}, "--http-port", "out of range");
     assertUsageError(new String[] {"--burst=0"}, "--burst", "out of range");
     assertUsageError(new String[] {"--qps=-1"}, "--qps", "out of range");
+    assertUsageError(
+        new String[] {"--qps=30", "--max-qps=10"}, "--max-qps", "must be at least --qps (30.0)");
     assertUsageError(new String[] {"--flush-window", "soon"}, "--flush-window", "not a duration");
     assertUsageError(new String[] {"--lease-duration=0"}, "--lease-duration", "more than zero");
     assertUsageError(

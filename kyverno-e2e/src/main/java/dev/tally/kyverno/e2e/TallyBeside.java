@@ -121,10 +121,15 @@ public final class TallyBeside implements AutoCloseable {
       Quantity limit = container.getResources().getLimits().get("memory");
       for (String word : container.getCommand().subList(1, container.getCommand().size())) {
         if (word.startsWith("-XX:MaxRAMPercentage=") && limit != null) {
-          // the container's limit, not this machine's memory, is what the percentage is of
-          double percent = Double.parseDouble(word.substring(word.indexOf('=') + 1));
-          long heap = (long) (Quantity.getAmountInBytes(limit).longValue() * percent / 100);
-          command.add("-Xmx" + heap / (1024 * 1024) + "m");
+          // the JVM as it starts in the container: its memory is the limit, not this machine's,
+          // for the heap's sizes (maximum and initial) and for the choice of collector, which in
+          // a container under 1792 MiB is the serial one (JDK 17's "server class" rule)
+          long bytes = Quantity.getAmountInBytes(limit).longValue();
+          command.add(word);
+          command.add("-XX:MaxRAM=" + bytes);
+          if (bytes < 1792L * 1024 * 1024) {
+            command.add("-XX:+UseSerialGC");
+          }
         } else if (word.endsWith(".jar")) {
           command.add(jar().toAbsolutePath().toString());
         } else {

@@ -188,6 +188,37 @@ class RealKyvernoScenarioIT {
 
       settle.after("background scan", () -> {});
 
+      // nothing changes: the scans state the same verdicts at later times. Tally writes no report
+      // (a result's timestamp is not part of what decides a write, DESIGN §6); Kyverno rewrites
+      // each report every scan, which the side-by-side script counts
+      long unchanged = audit.mark();
+      settle.after("a scan with unchanged verdicts", () -> {});
+      List<AuditLog.Event> rewrites =
+          audit.since(unchanged).stream()
+              .filter(e -> e.resource().equals("policyreports"))
+              .filter(e -> List.of("create", "update", "patch").contains(e.verb()))
+              .toList();
+      System.out.println(
+          "run ("
+              + suffix
+              + ") "
+              + mode
+              + ": report writes in scans with unchanged verdicts: "
+              + rewrites.size());
+      if (mode == Mode.TALLY) {
+        assertThat(rewrites)
+            .as("Tally's report writes in two scans whose verdicts did not change")
+            .isEmpty();
+        assertThat(
+                audit.since(unchanged).stream()
+                    .filter(e -> e.user().endsWith(":" + TallyBeside.ACCOUNT))
+                    .filter(e -> e.resource().equals("ephemeralreports"))
+                    .filter(e -> e.verb().equals("delete"))
+                    .count())
+            .as("while it merged and deleted those scans' intermediate reports")
+            .isPositive();
+      }
+
       settle.after("a Pod fixed", () -> labels(admin, ns, "web-0", l -> l.put("team", "shop")));
       assertThat(settle.last().get("Pod/web-0"))
           .contains(Policies.LABELS + "/check-team=pass")

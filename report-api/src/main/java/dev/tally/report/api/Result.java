@@ -271,10 +271,11 @@ public final class Result {
   }
 
   /**
-   * A stable 64-bit digest of every field: equal results have equal digests, the same in every JVM,
-   * run and platform (FNV-1a over each string's UTF-16 code units, finished with SplitMix64's
-   * mixer). Computed once, when the result is built; the merge compares, partitions and hashes
-   * results by it without reading their strings again.
+   * A stable 64-bit digest of every field but the timestamp: equal results have equal digests, and
+   * so do results that differ only in when they were observed, the same in every JVM, run and
+   * platform (FNV-1a over each string's UTF-16 code units, finished with SplitMix64's mixer).
+   * Computed once, when the result is built; the merge compares, partitions and hashes results by
+   * it without reading their strings again.
    */
   public long digest() {
     return digest;

@@ -105,12 +105,10 @@ final class ResultFacts {
   }
 
   void timestamp(@Nullable Timestamp t) {
+    // the digest leaves the timestamp out (as Fingerprint.result does): only its bytes count
     if (t == null) {
-      value(-1L);
       return;
     }
-    value(t.seconds());
-    value(t.nanos() + 1L);
     // {"seconds":…,"nanos":…}
     raw(
         "timestamp",

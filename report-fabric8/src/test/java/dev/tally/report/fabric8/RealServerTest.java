@@ -326,16 +326,98 @@ class RealServerTest {
 
   /**
    * API Priority and Fairness: producers whose requests fall into a priority level that rejects
-   * rather than queues get real 429s (counted from the API server's audit log); Tally backs off and
+   * rather than queues get real 429s (counted from the API server's audit log). Their process
+   * shares one adaptive budget, started far above what the level admits: the 429s reach it, it
+   * halves its rate (once a second at most) and holds the callers for their Retry-After, Tally
    * retries, and every evaluation is written in the end.
    */
   @Test
-  void aBurstUnderASmallPriorityLevelGetsReal429sAndNothingIsLost(RealKubernetes.Cluster cluster)
-      throws Exception {
+  void aBurstUnderASmallPriorityLevelGetsReal429sTheBudgetBacksOffAndNothingIsLost(
+      RealKubernetes.Cluster cluster) throws Exception {
     KubernetesClient admin = cluster.admin();
     installCrds(admin);
     installRbac(admin);
     String ns = cluster.namespace();
+    rejectingPriorityLevel(admin, ns);
+    List<Subject> subjects = new ArrayList<>();
+    for (int i = 0; i < 48; i++) {
+      subjects.add(subject(admin, ns, "adaptive-" + i));
+    }
+    ApiBudget budget = ApiBudget.adaptive(2000, 4000, 64);
+    List<Double> ratesAt429 = java.util.Collections.synchronizedList(new ArrayList<>());
+    TallyMetrics metrics =
+        new TallyMetrics() {
+          @Override
+          public void retry(int statusCode, Duration delay) {
+            if (statusCode == 429) {
+              ratesAt429.add(budget.qps());
+            }
+          }
+        };
+    List<PartialReportPublisher> publishers = new ArrayList<>();
+    List<KubernetesClient> clients = new ArrayList<>();
+    List<java.util.concurrent.CompletableFuture<Void>> writes = new ArrayList<>();
+    try (AggregatorController controller = startedController(admin)) {
+      for (int p = 0; p < 16; p++) {
+        // as the aggregator program does: fabric8's own retries off, so each 429 reaches Tally
+        KubernetesClient account = cluster.serviceAccount("adaptive-" + p, "tally-producer");
+        KubernetesClient client =
+            new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+                .withConfig(
+                    new io.fabric8.kubernetes.client.ConfigBuilder(account.getConfiguration())
+                        .withRequestRetryBackoffLimit(0)
+                        .build())
+                .build();
+        clients.add(client);
+        publishers.add(
+            PartialReportPublisher.builder(client)
+                .budget(budget)
+                .metrics(metrics)
+                .retryPolicy(
+                    new RetryPolicy(
+                        20, Duration.ofMillis(50), Duration.ofSeconds(2), Duration.ofSeconds(10)))
+                .build());
+      }
+      for (int i = 0; i < subjects.size(); i++) {
+        writes.add(
+            publishers
+                .get(i % publishers.size())
+                .publish(
+                    PartialReport.builder()
+                        .producer("admission")
+                        .subject(subjects.get(i))
+                        .results(List.of(fail("require-labels")))
+                        .observedAt(Timestamp.ofSeconds(1_700_000_000))
+                        .build()));
+      }
+      java.util.concurrent.CompletableFuture.allOf(
+              writes.toArray(java.util.concurrent.CompletableFuture[]::new))
+          .get(180, java.util.concurrent.TimeUnit.SECONDS);
+      Await.until("every evaluation is aggregated", () -> results(admin, ns) == subjects.size());
+    } finally {
+      publishers.forEach(PartialReportPublisher::close);
+      clients.forEach(KubernetesClient::close);
+    }
+    List<String> producers =
+        java.nio.file.Files.readAllLines(cluster.env().auditLog()).stream()
+            .filter(l -> l.contains("system:serviceaccount:" + ns + ":adaptive-"))
+            .toList();
+    long rejected = producers.stream().filter(l -> l.contains("\"code\":429")).count();
+    assertThat(rejected)
+        .as(
+            "real 429s in the audit log, among %s requests such as %s",
+            producers.size(), producers.isEmpty() ? "none" : producers.get(producers.size() - 1))
+        .isPositive();
+    assertThat(ratesAt429).as("real 429s reached the shared budget").isNotEmpty();
+    assertThat(ratesAt429.get(0)).as("the first 429 halved its rate").isEqualTo(1000.0);
+    assertThat(java.util.Collections.min(ratesAt429)).isLessThan(2000.0);
+  }
+
+  /**
+   * A priority level of API Priority and Fairness with the least concurrency there is, which
+   * rejects (429) rather than queues, for every service account of {@code ns}.
+   */
+  private static void rejectingPriorityLevel(KubernetesClient admin, String ns) {
     String level = ns + "-reject";
     admin
         .resource(
@@ -379,48 +461,6 @@ class RealServerTest {
                     + "      namespaces: ['*']\n",
                 GenericKubernetesResource.class))
         .create();
-    List<Subject> subjects = new ArrayList<>();
-    for (int i = 0; i < 48; i++) {
-      subjects.add(subject(admin, ns, "burst-" + i));
-    }
-    List<PartialReportPublisher> publishers = new ArrayList<>();
-    List<java.util.concurrent.CompletableFuture<Void>> writes = new ArrayList<>();
-    try (AggregatorController controller = startedController(admin)) {
-      for (int p = 0; p < 16; p++) {
-        publishers.add(
-            PartialReportPublisher.builder(
-                    cluster.serviceAccount("producer-" + p, "tally-producer"))
-                .build());
-      }
-      for (int i = 0; i < subjects.size(); i++) {
-        writes.add(
-            publishers
-                .get(i % publishers.size())
-                .publish(
-                    PartialReport.builder()
-                        .producer("admission")
-                        .subject(subjects.get(i))
-                        .results(List.of(fail("require-labels")))
-                        .observedAt(Timestamp.ofSeconds(1_700_000_000))
-                        .build()));
-      }
-      java.util.concurrent.CompletableFuture.allOf(
-              writes.toArray(java.util.concurrent.CompletableFuture[]::new))
-          .get(180, java.util.concurrent.TimeUnit.SECONDS);
-      Await.until("every evaluation is aggregated", () -> results(admin, ns) == subjects.size());
-    } finally {
-      publishers.forEach(PartialReportPublisher::close);
-    }
-    List<String> producers =
-        java.nio.file.Files.readAllLines(cluster.env().auditLog()).stream()
-            .filter(l -> l.contains("system:serviceaccount:" + ns + ":producer-"))
-            .toList();
-    long rejected = producers.stream().filter(l -> l.contains("\"code\":429")).count();
-    assertThat(rejected)
-        .as(
-            "real 429s in the audit log, among %s requests such as %s",
-            producers.size(), producers.isEmpty() ? "none" : producers.get(producers.size() - 1))
-        .isPositive();
   }
 
   /**

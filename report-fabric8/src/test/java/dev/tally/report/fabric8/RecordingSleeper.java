@@ -8,6 +8,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class RecordingSleeper implements Sleeper {
   final List<Duration> sleeps = new CopyOnWriteArrayList<>();
 
+  /**
+   * Virtual time: the nanoseconds slept so far, a ticker for an {@link ApiBudget} that waits
+   * through this sleeper, so that what the budget holds back ends when it was slept.
+   */
+  long nanos() {
+    long total = 0;
+    for (Duration d : sleeps) {
+      total += d.toNanos();
+    }
+    return total;
+  }
+
   @Override
   public void sleep(Duration duration) {
     sleeps.add(duration);

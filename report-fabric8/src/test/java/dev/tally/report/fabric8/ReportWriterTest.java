@@ -59,7 +59,7 @@ class ReportWriterTest {
   private ReportWriter writer(boolean serverSideApply) {
     var calls =
         new ApiCalls(
-            new ApiBudget(1000, 1000, () -> 0L, sleeper),
+            new ApiBudget(1000, 1000, sleeper::nanos, sleeper),
             new RetryPolicy(
                 5, Duration.ofMillis(100), Duration.ofSeconds(2), Duration.ofSeconds(30)),
             new Random(7),

@@ -615,10 +615,11 @@ class ShippedRolesTest {
             Await.until(
                 "Kyverno run " + run + " deleted the merged cluster report",
                 () -> admin.resource(clusterReport).get() == null);
-            // a later scan of the namespace: its report is updated
+            // a later scan of the namespace with another verdict: its report is updated
             int updates = metrics.writes.getOrDefault("update", 0);
             admin
-                .resource(RealKyvernoTest.clusterBackgroundReport(namespace, T0 + run + 100))
+                .resource(
+                    RealKyvernoTest.clusterBackgroundReport(namespace, T0 + run + 100, "pass"))
                 .create();
             Await.until(
                 "Kyverno run " + run + " rewrote the namespace's report",

@@ -71,7 +71,10 @@ final class Fingerprint {
     return (h ^ d) * FNV_PRIME;
   }
 
-  /** The digest of every field of a result. Equal results, equal digests. */
+  /**
+   * The digest of every field of a result but its timestamp. Equal results, equal digests; so do
+   * results that differ only in when they were observed (DESIGN section 6, "No-op suppression").
+   */
   static long result(Result r) {
     return result(r, ValueFacts.DIRECT);
   }
@@ -90,13 +93,8 @@ final class Fingerprint {
     var scored = r.scored();
     h = value(h, scored.isPresent() ? (scored.get() ? 2L : 1L) : 0L);
     h = map(h, r.properties());
-    var ts = r.timestamp();
-    if (ts.isPresent()) {
-      h = value(h, ts.get().seconds());
-      h = value(h, ts.get().nanos() + 1L);
-    } else {
-      h = value(h, -1L);
-    }
+    // the timestamp is left out: it says when the verdict was observed, not what it is, so a
+    // re-evaluation that states the same verdict at a later time hashes alike and is not rewritten
     List<Subject> resources = r.resources();
     h = value(h, resources.size());
     for (int i = 0, n = resources.size(); i < n; i++) {
@@ -104,6 +102,21 @@ final class Fingerprint {
     }
     var sel = r.resourceSelector();
     h = sel.isPresent() ? selector(h, sel.get()) : value(h, -2L);
+    return mix(h);
+  }
+
+  /**
+   * A result's digest with its timestamp folded in: what tells apart two results that differ only
+   * in when they were observed, for the order of evaluations ({@link Order#content}).
+   */
+  static long withTimestamp(Result r) {
+    long h = r.digest();
+    var ts = r.timestamp();
+    if (ts.isPresent()) {
+      h = value(value(h, ts.get().seconds()), ts.get().nanos() + 1L);
+    } else {
+      h = value(h, -1L);
+    }
     return mix(h);
   }
 

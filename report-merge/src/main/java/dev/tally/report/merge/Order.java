@@ -33,7 +33,9 @@ record Order(Timestamp observedAt, long generation, String producer, long conten
     var results = p.results();
     for (int i = 0, n = results.size(); i < n; i++) {
       Result r = results.get(i);
-      sum += Fingerprint.mix(r.digest()); // a multiset: the order of the list does not matter
+      // a multiset: the order of the list does not matter. The timestamps count here, though not
+      // in a result's digest, so two evaluations that differ only in them are still ordered
+      sum += Fingerprint.withTimestamp(r);
     }
     return Fingerprint.mix(Fingerprint.value(Fingerprint.value(h, sum), results.size()));
   }

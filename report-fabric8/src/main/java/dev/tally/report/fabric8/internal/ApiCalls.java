@@ -15,9 +15,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs one API request within an {@link ApiBudget}, retrying 429 (honouring Retry-After), 5xx and
- * connection errors as the {@link RetryPolicy} says. Any other failure (409, 404, 410, 422, ...) is
- * the caller's to handle and is thrown at once. Every request Tally makes goes through one of
- * these: the adapter's publisher and controller, and each audit member.
+ * connection errors as the {@link RetryPolicy} says, and telling the budget of every answer and
+ * every 429 so that its rate follows what the server grants. Any other failure (409, 404, 410, 422,
+ * ...) is the caller's to handle and is thrown at once. Every request Tally makes goes through one
+ * of these: the adapter's publisher and controller, and each audit member.
  *
  * <p>Thread-safe. The jitter comes from the injected {@link Random} and waiting goes through the
  * injected {@link Sleeper}, so tests are deterministic and never really wait.
@@ -80,9 +81,16 @@ public final class ApiCalls {
         progress.run();
         budget.acquire();
         progress.run();
-        return request.get();
+        T answer = request.get();
+        budget.answered();
+        return answer;
       } catch (KubernetesClientException e) {
         int code = e.getCode();
+        if (code == 429) {
+          budget.throttled(retryAfter(e));
+        } else if (code >= 400 && code < 500) {
+          budget.answered(); // 404, 409, 410, 422...: the server answered
+        }
         if (!retryable(code) || attempt >= policy.maxAttempts()) {
           throw e;
         }
