@@ -11,6 +11,8 @@
 #
 #   benchmarks/run-kyverno-side-by-side.sh                  # 500 Pods (scan every 30 s) and 5,000 (every 300 s)
 #   RUNS="500:30:3" benchmarks/run-kyverno-side-by-side.sh  # pods:scan-seconds:scans, space-separated
+#   TALLY_JVM_OPTIONS="-XX:StartFlightRecording=filename=benchmarks/target/tally.jfr,settings=profile" \
+#     RUNS="500:30:3" benchmarks/run-kyverno-side-by-side.sh  # the aggregator's JVM profiled with JFR
 #
 # Needs Go 1.26+ (kube-testenv, Kyverno and Helm are built on first use), JDK 17, and the machine to
 # itself: two processes compared on two cores are only comparable when nothing else runs.
@@ -44,6 +46,7 @@ cp="kyverno-e2e/target/classes:$(cat kyverno-e2e/target/classpath.txt)"
 for run in $RUNS; do
   IFS=: read -r pods interval scans <<< "$run"
   java -Xmx2g -Dtally.deploy.dir=deploy -Dtally.aggregator.jar=aggregator/target/tally-aggregator.jar \
+    "-Dtally.aggregator.jvm-options=${TALLY_JVM_OPTIONS:-}" \
     -cp "$cp" dev.tally.kyverno.e2e.SideBySide "$pods" "$interval" "$scans" "$OUT" \
     2> >(tee "$OUT/side-by-side-$pods.log" >&2)
 done

@@ -50,6 +50,17 @@ public final class TallyBeside implements AutoCloseable {
     return deploy.resolve("kyverno");
   }
 
+  /**
+   * JVM options added to those of the Deployment, from the system property {@code
+   * tally.aggregator.jvm-options} (space-separated; none by default): e.g. {@code
+   * -XX:StartFlightRecording=filename=target/tally.jfr,settings=profile} to profile the aggregator
+   * under the side-by-side load.
+   */
+  static List<String> extraJvmOptions() {
+    String options = System.getProperty("tally.aggregator.jvm-options", "").trim();
+    return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
+  }
+
   /** The aggregator jar, as {@code aggregator}'s package phase builds it. */
   public static Path jar() {
     Path jar =
@@ -131,6 +142,7 @@ public final class TallyBeside implements AutoCloseable {
             command.add("-XX:+UseSerialGC");
           }
         } else if (word.endsWith(".jar")) {
+          command.addAll(extraJvmOptions());
           command.add(jar().toAbsolutePath().toString());
         } else {
           command.add(word);

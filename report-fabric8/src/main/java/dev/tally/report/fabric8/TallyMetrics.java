@@ -39,7 +39,10 @@ public interface TallyMetrics {
   /** One flush: how many changes it wrote and how long it took, writes included. */
   default void flushed(int changes, Duration took) {}
 
-  /** The controller rebuilt its view of the cluster (start, lease won, after a conflict). */
+  /**
+   * The controller rebuilt its view of the cluster (start, lease won, after a conflict): called
+   * once the writes of the difference it found ({@code changes} of them) are done.
+   */
   default void resynced(int changes) {}
 
   /**

@@ -185,9 +185,15 @@ final class WriteScheduler {
       ledger.observed(observed);
       freshness.cut();
       changes = agg.resync(observed);
-      metrics.resynced(changes.size());
       LOG.info("resync against {} owned aggregates: {} changes", observed.size(), changes.size());
+      if (LOG.isDebugEnabled()) {
+        for (var c : changes.changes()) {
+          LOG.debug("resync change: {}", c);
+        }
+      }
       outcome = writer.write(changes, this::mayWrite);
+      // counted once its writes are done, so that a reader of the count sees them in the cluster
+      metrics.resynced(changes.size());
     } catch (KubernetesClientException e) {
       LOG.warn("resync failed: {}", RequestFailedException.rootCause(e));
       resyncNeeded = true;

@@ -6,6 +6,7 @@ import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Summary;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -19,11 +20,22 @@ public final class ContentHash {
 
   private ContentHash() {}
 
-  /** The content hash of a report, computed from its fields. */
+  /**
+   * The content hash of a report, computed from its fields.
+   *
+   * <p>In a report with a scope, a result that names no object ({@code resources} and {@code
+   * resourceSelector} empty) is about the scope: it hashes as the same result naming it, which is
+   * how the merge holds every result ({@link MergeRule#aboutSubject}). So a per-resource report as
+   * Kyverno writes it (the resource in {@code scope} only) and the same report as Tally writes it
+   * (the resource in each result too) have one content, and taking over Kyverno's reports rewrites
+   * none of them.
+   */
   public static String of(AggregateReport report) {
     long sum = 0;
+    List<Subject> scopeOnly = report.scope().map(List::of).orElse(List.of());
     for (Result r : report.results()) {
-      sum += r.digest(); // Fingerprint.result's value, carried by the result
+      // Fingerprint.result's value, carried by the result
+      sum += scopeOnly.isEmpty() ? r.digest() : MergeRule.aboutSubject(r, scopeOnly).digest();
     }
     long meta =
         envelope(

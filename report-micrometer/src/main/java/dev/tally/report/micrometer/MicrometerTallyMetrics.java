@@ -54,7 +54,7 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@value #FLUSH_CHANGES}</td><td>distribution summary</td><td></td>
  *       <td>changes (creates, updates, deletes) each flush wrote</td></tr>
  *   <tr><td>{@value #RESYNCS}</td><td>counter</td><td></td>
- *       <td>rebuilds of the controller's view (start, Lease won, conflict, periodic)</td></tr>
+ *       <td>rebuilds of the controller's view (start, Lease won, conflict, periodic), counted once the writes of what they found are done</td></tr>
  *   <tr><td>{@value #RESYNC_CHANGES}</td><td>counter</td><td></td>
  *       <td>changes the rebuilds found</td></tr>
  *   <tr><td>{@value #REREADS}</td><td>counter</td><td></td>

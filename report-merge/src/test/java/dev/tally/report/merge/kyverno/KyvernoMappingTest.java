@@ -238,6 +238,7 @@ class KyvernoMappingTest {
   }
 
   private static final Subject WEB = Subject.of("v1", "Pod", "shop", "web-0", "uid-1");
+  private static final Subject API = Subject.of("apps/v1", "Deployment", "shop", "api", "uid-2");
 
   private static Result ruleResult(String policy, String rule, ResultStatus status, long seconds) {
     return Result.builder()
@@ -337,6 +338,29 @@ class KyvernoMappingTest {
 
     assertThat(rebuilt.aggregates()).isEqualTo(original.aggregates());
     assertThat(rebuilt.resync(List.of(written)).isEmpty()).isTrue();
+  }
+
+  @Test
+  void aReportAsKyvernoWritesItWithTheResourceInItsScopeOnlyIsTakenOverWithoutAWrite() {
+    // Kyverno's per-resource reports name the resource in scope and owner, never in a result
+    List<Result> results =
+        List.of(
+            ruleResult("require-labels", "check", ResultStatus.FAIL, 50),
+            ruleResult("disallow-latest", "check", ResultStatus.PASS, 60));
+    assertThat(results).allSatisfy(r -> assertThat(r.resources()).isEmpty());
+    AggregateReport kyverno = kyvernoReport(Optional.of(WEB), results);
+
+    ReportAggregator takenOver = seeded(kyverno);
+
+    assertThat(takenOver.resync(List.of(kyverno)).changes())
+        .as("the changes taking over a report as Kyverno wrote it")
+        .isEmpty();
+    // the same verdicts about another resource are other content
+    AggregateReport aboutApi =
+        kyvernoReport(
+            Optional.of(WEB),
+            results.stream().map(r -> r.toBuilder().resources(List.of(API)).build()).toList());
+    assertThat(seeded(kyverno).resync(List.of(aboutApi)).changes()).hasSize(1);
   }
 
   @Test
