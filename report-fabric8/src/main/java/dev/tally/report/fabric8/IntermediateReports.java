@@ -9,13 +9,18 @@ import dev.tally.report.api.Subject;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.kyverno.KyvernoCodec;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
+import dev.tally.report.fabric8.kyverno.KyvernoReportResource;
 import dev.tally.report.merge.kyverno.KyvernoMapping;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.net.HttpURLConnection;
 import java.time.Clock;
@@ -71,13 +76,13 @@ final class IntermediateReports {
    * once its kind was found outside the adoption kinds (logged and counted once).
    */
   private record Waiting(
-      GenericKubernetesResource object,
+      KyvernoReportResource object,
       Subject subject,
       Instant since,
       int failures,
       Instant nextTry,
       boolean skipNoted) {
-    Waiting(GenericKubernetesResource object, Subject subject, Instant since) {
+    Waiting(KyvernoReportResource object, Subject subject, Instant since) {
       this(object, subject, since, 0, Instant.MIN, false);
     }
   }
@@ -212,17 +217,13 @@ final class IntermediateReports {
     if (!waiting.containsKey(key)) {
       checkAwaitingCaps(Objects.requireNonNullElse(object.getMetadata().getNamespace(), ""));
     }
-    // the creation time as KyvernoCodec read it: the report decoded before it came here
+    // the report was read before it came here: its creation time is valid
     Instant since =
-        KyvernoCodec.read((GenericKubernetesResource) object)
-            .created()
+        KyvernoCodec.created(object.getMetadata())
             .map(t -> Instant.ofEpochSecond(t.seconds(), t.nanos()))
             .orElse(clock.instant());
     Waiting had = waiting.get(key);
-    hold(
-        key,
-        new Waiting(
-            (GenericKubernetesResource) object, subject, had == null ? since : had.since()));
+    hold(key, new Waiting(KyvernoCodec.typed(object), subject, had == null ? since : had.since()));
     report();
   }
 
@@ -383,11 +384,10 @@ final class IntermediateReports {
       }
       if (uid.isPresent()) {
         release(key);
-        GenericKubernetesResource copy = withUid(w.object(), uid.get(), w.subject());
         if (deletesAfterMerge()) {
-          adopted.accept(copy);
+          adopted.accept(withUid(w.object(), uid.get(), w.subject()));
         } else {
-          write(key, copy);
+          write(key, w.object(), uid.get(), w.subject());
         }
       } else if (Duration.between(w.since(), now).compareTo(settings.adoptionGrace()) > 0) {
         release(key);
@@ -562,10 +562,23 @@ final class IntermediateReports {
     }
   }
 
-  /** Writes the uid label and owner reference of an adopted report (keep). */
-  private void write(String key, GenericKubernetesResource adopted) {
+  /**
+   * Writes the uid label and owner reference of an adopted report (keep), as a JSON merge patch of
+   * its metadata at the version read: nothing else of the report is sent, so what Tally does not
+   * read of it (Kyverno's {@code spec.owner}, {@code spec.summary}) stays as it is.
+   */
+  private void write(String key, KyvernoReportResource report, String uid, Subject subject) {
+    var meta = report.getMetadata();
+    Map<String, Object> metadata = new LinkedHashMap<>();
+    metadata.put("resourceVersion", meta.getResourceVersion());
+    metadata.put("labels", Map.of(KyvernoMapping.UID_LABEL, uid));
+    metadata.put("ownerReferences", List.of(ownerReference(uid, subject)));
+    String patch = SERIALIZATION.asJson(Map.of("metadata", metadata));
     try {
-      calls.call("adopt " + key, () -> client.resource(adopted).update());
+      calls.call(
+          "adopt " + key,
+          // on the report held, so fabric8 names it without reading it first
+          () -> client.resource(report).patch(PatchContext.of(PatchType.JSON_MERGE), patch));
     } catch (KubernetesClientException e) {
       // a conflict means it changed: its event brings it back to adoption
       LOG.info("could not adopt {}: {}", key, RequestFailedException.rootCause(e));
@@ -587,7 +600,7 @@ final class IntermediateReports {
    * form from the {@code audit.kyverno.io/resource.name} label: so no discovery request is needed.
    * Null when it names none (then discovery). Whatever it names, only the adoption kinds are read.
    */
-  private static @Nullable String plural(GenericKubernetesResource object) {
+  private static @Nullable String plural(HasMetadata object) {
     Map<String, String> labels =
         object.getMetadata().getLabels() == null ? Map.of() : object.getMetadata().getLabels();
     String plural;
@@ -615,22 +628,23 @@ final class IntermediateReports {
   }
 
   /** A copy of {@code object} with the uid label and an owner reference to the resource. */
-  private static GenericKubernetesResource withUid(
-      GenericKubernetesResource object, String uid, Subject subject) {
-    GenericKubernetesResource copy = SERIALIZATION.clone(object);
-    var meta = copy.getMetadata();
+  private static KyvernoReportResource withUid(
+      KyvernoReportResource object, String uid, Subject subject) {
+    var meta = new ObjectMetaBuilder(object.getMetadata()).build();
     Map<String, String> labels =
         meta.getLabels() == null ? new HashMap<>() : new HashMap<>(meta.getLabels());
     labels.put(KyvernoMapping.UID_LABEL, uid);
     meta.setLabels(labels);
-    meta.setOwnerReferences(
-        List.of(
-            new OwnerReferenceBuilder()
-                .withApiVersion(subject.apiVersion())
-                .withKind(subject.kind())
-                .withName(subject.name())
-                .withUid(uid)
-                .build()));
-    return copy;
+    meta.setOwnerReferences(List.of(ownerReference(uid, subject)));
+    return object.withMetadata(meta);
+  }
+
+  private static OwnerReference ownerReference(String uid, Subject subject) {
+    return new OwnerReferenceBuilder()
+        .withApiVersion(subject.apiVersion())
+        .withKind(subject.kind())
+        .withName(subject.name())
+        .withUid(uid)
+        .build();
   }
 }

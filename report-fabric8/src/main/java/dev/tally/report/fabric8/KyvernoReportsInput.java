@@ -1,9 +1,10 @@
 package dev.tally.report.fabric8;
 
+import dev.tally.report.fabric8.kyverno.ClusterEphemeralReportResource;
+import dev.tally.report.fabric8.kyverno.EphemeralReportResource;
 import dev.tally.report.fabric8.kyverno.KyvernoCodec;
 import dev.tally.report.merge.kyverno.IntermediateReport;
 import dev.tally.report.merge.kyverno.KyvernoMapping;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -11,8 +12,9 @@ import java.util.List;
 
 /**
  * Kyverno's intermediate reports, {@code reports.kyverno.io/v1} {@code EphemeralReport} (in every
- * namespace) and {@code ClusterEphemeralReport}, read through {@link KyvernoCodec} and stated by
- * {@link KyvernoMapping}.
+ * namespace) and {@code ClusterEphemeralReport}, decoded by the informers as {@link
+ * dev.tally.report.fabric8.kyverno.KyvernoReportResource}s (results straight into their wire
+ * records, once), read through {@link KyvernoCodec} and stated by {@link KyvernoMapping}.
  */
 final class KyvernoReportsInput implements FeedInput {
   static final ResourceDefinitionContext EPHEMERAL =
@@ -32,8 +34,9 @@ final class KyvernoReportsInput implements FeedInput {
 
   @Override
   public List<Kind> kinds(KubernetesClient client) {
-    var reports = client.genericKubernetesResources(EPHEMERAL).inAnyNamespace();
-    var clusterReports = client.genericKubernetesResources(CLUSTER_EPHEMERAL);
+    // typed: each watch event's results are decoded once, straight into WireResults
+    var reports = client.resources(EphemeralReportResource.class).inAnyNamespace();
+    var clusterReports = client.resources(ClusterEphemeralReportResource.class);
     return List.of(
         new Kind("ephemeralreports", reports::list, () -> reports.runnableInformer(0)),
         new Kind(
@@ -44,7 +47,7 @@ final class KyvernoReportsInput implements FeedInput {
 
   @Override
   public Statement decode(HasMetadata object) {
-    return state(KyvernoCodec.read((GenericKubernetesResource) object));
+    return state(KyvernoCodec.read(KyvernoCodec.typed(object)));
   }
 
   /** What {@code report} states. */

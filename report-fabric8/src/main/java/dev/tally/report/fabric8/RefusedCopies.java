@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8;
 
 import dev.tally.report.api.CapacityExceededException;
+import dev.tally.report.fabric8.kyverno.KyvernoReportResource;
 import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -224,6 +225,8 @@ final class RefusedCopies {
       copy = new PartialReportResource(); // its kind and apiVersion are its class's
     } else if (object instanceof ClusterPartialReportResource) {
       copy = new ClusterPartialReportResource();
+    } else if (object instanceof KyvernoReportResource report) {
+      copy = report.newOfSameKind();
     } else {
       var generic = new GenericKubernetesResource();
       generic.setKind(object.getKind());

@@ -528,21 +528,22 @@ class RealKyvernoTest {
             .build()
             .start()) {
       Await.until("the aggregator has rebuilt", controller::isRebuilt);
-      admin
-          .resource(
-              admissionReport(
-                  ns,
-                  "req-k",
-                  "Pod",
-                  "",
-                  "v1",
-                  "kept",
-                  null,
-                  T0,
-                  Map.of(
-                      "require-labels",
-                      List.of(result("require-labels", "check-team", "fail", T0)))))
-          .create();
+      GenericKubernetesResource created =
+          admin
+              .resource(
+                  admissionReport(
+                      ns,
+                      "req-k",
+                      "Pod",
+                      "",
+                      "v1",
+                      "kept",
+                      null,
+                      T0,
+                      Map.of(
+                          "require-labels",
+                          List.of(result("require-labels", "check-team", "fail", T0)))))
+              .create();
       Pod kept = MockCluster.pod(admin, ns, "kept");
       String uid = kept.getMetadata().getUid();
       Await.until("the pod's report is written", () -> report(admin, ns, uid).isPresent());
@@ -557,6 +558,13 @@ class RealKyvernoTest {
       assertThat(adopted.getMetadata().getOwnerReferences())
           .singleElement()
           .satisfies(o -> assertThat(o.getUid()).isEqualTo(uid));
+      // adoption patches the metadata only: what Tally does not read of the report stays
+      assertThat(adopted.getMetadata().getLabels())
+          .containsAllEntriesOf(created.getMetadata().getLabels());
+      assertThat(adopted.getMetadata().getAnnotations())
+          .isEqualTo(created.getMetadata().getAnnotations());
+      assertThat(adopted.getAdditionalProperties().get("spec"))
+          .isEqualTo(created.getAdditionalProperties().get("spec"));
 
       // a cluster-scoped resource: the test's Namespace
       var namespace = admin.namespaces().withName(ns).get();

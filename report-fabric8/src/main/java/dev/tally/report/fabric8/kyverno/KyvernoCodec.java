@@ -1,12 +1,12 @@
 package dev.tally.report.fabric8.kyverno;
 
 import dev.tally.report.api.InvalidReportException;
-import dev.tally.report.api.Result;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.fabric8.resource.WireResult;
 import dev.tally.report.merge.kyverno.IntermediateReport;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -16,12 +16,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads Kyverno's intermediate reports ({@code reports.kyverno.io/v1} {@code EphemeralReport} and
- * {@code ClusterEphemeralReport}) off the wire into {@link IntermediateReport}s: it copies labels,
- * annotations, the owner's uid, the creation time and the results, and decides nothing; what they
- * mean is {@link dev.tally.report.merge.kyverno.KyvernoMapping}'s rule.
+ * {@code ClusterEphemeralReport}), as the informers decoded them ({@link KyvernoReportResource}),
+ * into {@link IntermediateReport}s: it copies labels, annotations, the owner's uid, the creation
+ * time and the results, and decides nothing; what they mean is {@link
+ * dev.tally.report.merge.kyverno.KyvernoMapping}'s rule.
  */
 public final class KyvernoCodec {
   /** The API group and version of Kyverno's intermediate reports. */
@@ -35,16 +37,71 @@ public final class KyvernoCodec {
   private KyvernoCodec() {}
 
   /**
-   * The intermediate report {@code object} holds.
+   * The intermediate report {@code object} holds, read from generic maps (a test's or a file's
+   * object): it becomes the typed object the aggregator's informers hold ({@link #typed}) first.
    *
    * @throws InvalidReportException naming the field at fault, such as {@code
    *     spec.results[2].result} or {@code kind}
    */
   public static IntermediateReport read(GenericKubernetesResource object) {
+    return read(typed(object));
+  }
+
+  /**
+   * The intermediate report {@code object} holds: its results were decoded from the wire into
+   * {@link dev.tally.report.fabric8.resource.WireResult}s once, and are validated here.
+   *
+   * @throws InvalidReportException naming the field at fault, such as {@code
+   *     spec.results[2].result} or {@code metadata.namespace}
+   */
+  public static IntermediateReport read(KyvernoReportResource object) {
     InvalidReportException.requireNonNull("object", object);
-    if (!API_VERSION.equals(object.getApiVersion())
-        || !(EPHEMERAL_REPORT.equals(object.getKind())
-            || CLUSTER_EPHEMERAL_REPORT.equals(object.getKind()))) {
+    ObjectMeta meta = object.getMetadata();
+    if (meta == null || meta.getName() == null) {
+      throw new InvalidReportException("metadata.name", "is required");
+    }
+    String namespace = meta.getNamespace() == null ? "" : meta.getNamespace();
+    boolean cluster = object instanceof ClusterEphemeralReportResource;
+    if (cluster != namespace.isEmpty()) {
+      throw new InvalidReportException(
+          "metadata.namespace",
+          object.getKind() + (namespace.isEmpty() ? " needs a namespace" : " has no namespace"));
+    }
+    KyvernoReportSpec spec = object.getSpec();
+    return new IntermediateReport(
+        namespace,
+        meta.getName(),
+        meta.getLabels() == null ? Map.of() : meta.getLabels(),
+        meta.getAnnotations() == null ? Map.of() : meta.getAnnotations(),
+        owner(meta),
+        created(meta),
+        spec == null || spec.results() == null
+            ? List.of()
+            : ReportCodec.decodeResults("spec.results", spec.results(), ""));
+  }
+
+  /**
+   * {@code object} as the typed report of its kind: itself when it is one, else converted from its
+   * generic maps, each result on its own so that an error names it.
+   *
+   * @throws InvalidReportException naming the field at fault: {@code kind} for an object that is
+   *     not one of Kyverno's intermediate reports, {@code spec}, {@code spec.results} or {@code
+   *     spec.results[i]} for one whose results are not results
+   */
+  public static KyvernoReportResource typed(HasMetadata object) {
+    InvalidReportException.requireNonNull("object", object);
+    if (object instanceof KyvernoReportResource typed) {
+      return typed;
+    }
+    KyvernoReportResource typed = null;
+    if (object instanceof GenericKubernetesResource && API_VERSION.equals(object.getApiVersion())) {
+      if (EPHEMERAL_REPORT.equals(object.getKind())) {
+        typed = new EphemeralReportResource();
+      } else if (CLUSTER_EPHEMERAL_REPORT.equals(object.getKind())) {
+        typed = new ClusterEphemeralReportResource();
+      }
+    }
+    if (typed == null) {
       throw new InvalidReportException(
           "kind",
           "'"
@@ -59,36 +116,18 @@ public final class KyvernoCodec {
               + CLUSTER_EPHEMERAL_REPORT
               + ")");
     }
-    ObjectMeta meta = object.getMetadata();
-    if (meta == null || meta.getName() == null) {
-      throw new InvalidReportException("metadata.name", "is required");
-    }
-    String namespace = meta.getNamespace() == null ? "" : meta.getNamespace();
-    if (CLUSTER_EPHEMERAL_REPORT.equals(object.getKind()) != namespace.isEmpty()) {
-      throw new InvalidReportException(
-          "metadata.namespace",
-          object.getKind() + (namespace.isEmpty() ? " needs a namespace" : " has no namespace"));
-    }
-    return new IntermediateReport(
-        namespace,
-        meta.getName(),
-        meta.getLabels() == null ? Map.of() : meta.getLabels(),
-        meta.getAnnotations() == null ? Map.of() : meta.getAnnotations(),
-        owner(meta),
-        created(meta),
-        results(object));
+    typed.setMetadata(object.getMetadata());
+    typed.setSpec(new KyvernoReportSpec(results((GenericKubernetesResource) object)));
+    return typed;
   }
 
-  private static Optional<String> owner(ObjectMeta meta) {
-    List<OwnerReference> owners = meta.getOwnerReferences();
-    if (owners == null || owners.isEmpty()) {
-      return Optional.empty();
-    }
-    String uid = owners.get(0).getUid();
-    return uid == null || uid.isEmpty() ? Optional.empty() : Optional.of(uid);
-  }
-
-  private static Optional<Timestamp> created(ObjectMeta meta) {
+  /**
+   * The creation time in {@code meta}, if it has one.
+   *
+   * @throws InvalidReportException naming {@code metadata.creationTimestamp} when it is not an RFC
+   *     3339 time
+   */
+  public static Optional<Timestamp> created(ObjectMeta meta) {
     String created = meta.getCreationTimestamp();
     if (created == null || created.isEmpty()) {
       return Optional.empty();
@@ -103,17 +142,26 @@ public final class KyvernoCodec {
     }
   }
 
-  private static List<Result> results(GenericKubernetesResource object) {
+  private static Optional<String> owner(ObjectMeta meta) {
+    List<OwnerReference> owners = meta.getOwnerReferences();
+    if (owners == null || owners.isEmpty()) {
+      return Optional.empty();
+    }
+    String uid = owners.get(0).getUid();
+    return uid == null || uid.isEmpty() ? Optional.empty() : Optional.of(uid);
+  }
+
+  private static @Nullable List<WireResult> results(GenericKubernetesResource object) {
     Object spec = object.getAdditionalProperties().get("spec");
     if (spec == null) {
-      return List.of();
+      return null;
     }
     if (!(spec instanceof Map<?, ?> map)) {
       throw new InvalidReportException("spec", "is not an object");
     }
     Object results = map.get("results");
     if (results == null) {
-      return List.of();
+      return null;
     }
     if (!(results instanceof List<?> list)) {
       throw new InvalidReportException("spec.results", "is not a list");
@@ -127,6 +175,6 @@ public final class KyvernoCodec {
             "spec.results[" + i + "]", "is not a result: " + e.getMessage());
       }
     }
-    return ReportCodec.decodeResults("spec.results", wire, "");
+    return wire;
   }
 }

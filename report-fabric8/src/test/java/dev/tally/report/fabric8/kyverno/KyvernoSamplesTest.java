@@ -144,6 +144,29 @@ class KyvernoSamplesTest {
   }
 
   @Test
+  void theFixtureDecodedStraightIntoTheTypedReportAsTheInformersDoReadsTheSame() {
+    String yaml = TestResources.sample("kyverno/ephr-background-pod-fail.go-fixture.yaml");
+    EphemeralReportResource typed = Serialization.unmarshal(yaml, EphemeralReportResource.class);
+    GenericKubernetesResource generic =
+        Serialization.unmarshal(yaml, GenericKubernetesResource.class);
+
+    assertThat(typed.getSpec().results()).hasSize(1);
+    assertThat(KyvernoCodec.read(typed)).isEqualTo(KyvernoCodec.read(generic));
+    assertThat(KyvernoCodec.typed(typed)).isSameAs(typed);
+  }
+
+  @Test
+  void aTypedReportInTheWrongScopeIsRefusedNamingTheNamespace() {
+    String yaml = TestResources.sample("kyverno/ephr-background-pod-fail.go-fixture.yaml");
+    ClusterEphemeralReportResource cluster =
+        Serialization.unmarshal(yaml, ClusterEphemeralReportResource.class);
+    assertThatThrownBy(() -> KyvernoCodec.read(cluster))
+        .isInstanceOf(InvalidReportException.class)
+        .hasMessageContaining("metadata.namespace")
+        .hasMessageContaining("has no namespace");
+  }
+
+  @Test
   void anObjectOfAnotherKindIsRefusedNamingTheKind() {
     GenericKubernetesResource polr =
         Serialization.unmarshal(
