@@ -7,18 +7,17 @@ import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.internal.UnparsedDelete;
 import dev.tally.report.fabric8.kyverno.KyvernoCodec;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import dev.tally.report.fabric8.kyverno.KyvernoReportResource;
 import dev.tally.report.merge.kyverno.KyvernoMapping;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -542,12 +541,18 @@ final class IntermediateReports {
    */
   private boolean delete(String key, Read read) {
     try {
-      calls.call(
+      // nothing of the answer is needed but its status: it is not parsed (UnparsedDelete)
+      calls.run(
           "delete " + key,
           () ->
-              report(read.kind(), read.namespace(), read.name())
-                  .lockResourceVersion(read.resourceVersion())
-                  .delete());
+              UnparsedDelete.delete(
+                  client,
+                  KyvernoCodec.CLUSTER_EPHEMERAL_REPORT.equals(read.kind())
+                      ? KyvernoReportsInput.CLUSTER_EPHEMERAL
+                      : KyvernoReportsInput.EPHEMERAL,
+                  read.namespace(),
+                  read.name(),
+                  read.resourceVersion()));
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
@@ -583,15 +588,6 @@ final class IntermediateReports {
       // a conflict means it changed: its event brings it back to adoption
       LOG.info("could not adopt {}: {}", key, RequestFailedException.rootCause(e));
     }
-  }
-
-  private Resource<GenericKubernetesResource> report(String kind, String namespace, String name) {
-    return KyvernoCodec.CLUSTER_EPHEMERAL_REPORT.equals(kind)
-        ? client.genericKubernetesResources(KyvernoReportsInput.CLUSTER_EPHEMERAL).withName(name)
-        : client
-            .genericKubernetesResources(KyvernoReportsInput.EPHEMERAL)
-            .inNamespace(namespace)
-            .withName(name);
   }
 
   /**
