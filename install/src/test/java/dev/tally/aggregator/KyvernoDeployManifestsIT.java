@@ -16,6 +16,8 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.ByteArrayInputStream;
@@ -189,13 +191,13 @@ class KyvernoDeployManifestsIT {
   /** What the ServiceAccount may do, asked of the server's authorizer. */
   private static void checkRules(KubernetesClient admin, String team) {
     List<String> wrong = new ArrayList<>();
-    // Kyverno's intermediate reports: read (informers), adopt (owner reference), delete; never
-    // create, never get or patch (nothing reads or patches them by name)
-    for (String verb : List.of("list", "watch", "update", "delete")) {
+    // Kyverno's intermediate reports: read (informers), adopt (a merge patch of the owner
+    // reference), delete; never create, never get or update (nothing reads or replaces them)
+    for (String verb : List.of("list", "watch", "patch", "delete")) {
       expect(admin, wrong, true, verb, "reports.kyverno.io", "ephemeralreports", team, null);
       expect(admin, wrong, true, verb, "reports.kyverno.io", "clusterephemeralreports", null, null);
     }
-    for (String verb : List.of("get", "patch")) {
+    for (String verb : List.of("get", "update")) {
       expect(admin, wrong, false, verb, "reports.kyverno.io", "ephemeralreports", team, null);
       expect(
           admin, wrong, false, verb, "reports.kyverno.io", "clusterephemeralreports", null, null);
@@ -363,24 +365,35 @@ class KyvernoDeployManifestsIT {
       // adoption: read the resource to learn its uid, then own the report by it
       Pod read = aggregator.pods().inNamespace(team).withName("web-0").get();
       assertThat(read.getMetadata().getUid()).isEqualTo(pod.getMetadata().getUid());
-      // an update at the version listed, as the aggregator writes it (no get, no patch)
+      // a JSON merge patch of the owner reference, guarded by the version listed, as the
+      // aggregator writes it (no get, no update)
       GenericKubernetesResource listed =
           reports.inNamespace(team).list().getItems().stream()
               .filter(r -> r.getMetadata().getName().equals(report.getMetadata().getName()))
               .findFirst()
               .orElseThrow();
-      listed
-          .getMetadata()
-          .setOwnerReferences(
-              List.of(
-                  new OwnerReferenceBuilder()
-                      .withApiVersion("v1")
-                      .withKind("Pod")
-                      .withName("web-0")
-                      .withUid(read.getMetadata().getUid())
-                      .build()));
-      GenericKubernetesResource adopted = reports.inNamespace(team).resource(listed).update();
+      String ownerPatch =
+          Serialization.asJson(
+              Map.of(
+                  "metadata",
+                  Map.of(
+                      "resourceVersion",
+                      listed.getMetadata().getResourceVersion(),
+                      "ownerReferences",
+                      List.of(
+                          new OwnerReferenceBuilder()
+                              .withApiVersion("v1")
+                              .withKind("Pod")
+                              .withName("web-0")
+                              .withUid(read.getMetadata().getUid())
+                              .build()))));
+      GenericKubernetesResource adopted =
+          reports
+              .inNamespace(team)
+              .resource(listed)
+              .patch(PatchContext.of(PatchType.JSON_MERGE), ownerPatch);
       assertThat(adopted.getMetadata().getOwnerReferences()).hasSize(1);
+      assertForbidden(() -> reports.inNamespace(team).resource(adopted).update());
       assertThat(reports.inNamespace(team).withName(report.getMetadata().getName()).delete())
           .isNotEmpty();
 
