@@ -6,11 +6,9 @@ import dev.tally.report.fabric8.TallyResources;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -82,33 +80,5 @@ class ChartFilesTest {
           .as(rendered)
           .containsPattern("command: \\[\"java\",[^\\]]*\"-XX:\\+ExitOnOutOfMemoryError\"");
     }
-  }
-
-  /**
-   * Under the chart's C1-only JVM, AES-GCM runs in plain Java at a quarter of ChaCha20-Poly1305's
-   * speed: the Deployments offer ChaCha first, and every suite they name is one this JDK knows (it
-   * ignores the names it does not, silently).
-   */
-  @Test
-  void theDeploymentsOfferChaChaFirstWithSuitesTheJdkKnows() throws Exception {
-    List<String> supported =
-        List.of(SSLContext.getDefault().getSupportedSSLParameters().getCipherSuites());
-    for (String rendered :
-        new String[] {"tally-aggregator.yaml", "kyverno/tally-kyverno-aggregator.yaml"}) {
-      List<String> offered = clientCipherSuites(Files.readString(deployDir().resolve(rendered)));
-      assertThat(offered).as(rendered).startsWith("TLS_CHACHA20_POLY1305_SHA256");
-      assertThat(supported).as(rendered).containsAll(offered);
-      assertThat(offered)
-          .as("%s: AES-GCM stays offered, for servers without ChaCha", rendered)
-          .contains("TLS_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256");
-    }
-  }
-
-  /** The suites of {@code -Djdk.tls.client.cipherSuites} in a rendered Deployment's command. */
-  static List<String> clientCipherSuites(String rendered) {
-    Matcher option =
-        Pattern.compile("\"-Djdk\\.tls\\.client\\.cipherSuites=([^\"]+)\"").matcher(rendered);
-    assertThat(option.find()).as("-Djdk.tls.client.cipherSuites in the command").isTrue();
-    return List.of(option.group(1).split(","));
   }
 }

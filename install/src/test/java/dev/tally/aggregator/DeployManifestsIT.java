@@ -207,44 +207,4 @@ class DeployManifestsIT {
       default -> throw new IllegalArgumentException("a kind deploy/ should not hold: " + kind);
     };
   }
-
-  /**
-   * The API server follows the client's order of cipher suites: offered as the Deployments offer
-   * them (ChaCha first), the handshake settles on ChaCha20-Poly1305, under TLS 1.3 and under 1.2.
-   * Only the handshake is made; the server's certificate is not what this checks.
-   */
-  @Test
-  void theApiServerSettlesOnTheCipherTheDeploymentsOfferFirst(RealKubernetes.Cluster cluster)
-      throws Exception {
-    List<String> offered =
-        ChartFilesTest.clientCipherSuites(
-            Files.readString(ChartFilesTest.deployDir().resolve("tally-aggregator.yaml")));
-    java.net.URI server = java.net.URI.create(cluster.admin().getConfiguration().getMasterUrl());
-    javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
-    context.init(null, new javax.net.ssl.TrustManager[] {new AnyCertificate()}, null);
-    for (String protocol : List.of("TLSv1.3", "TLSv1.2")) {
-      try (javax.net.ssl.SSLSocket socket =
-          (javax.net.ssl.SSLSocket)
-              context.getSocketFactory().createSocket(server.getHost(), server.getPort())) {
-        socket.setEnabledProtocols(new String[] {protocol});
-        socket.setEnabledCipherSuites(offered.toArray(String[]::new));
-        socket.startHandshake();
-        assertThat(socket.getSession().getCipherSuite()).as(protocol).contains("CHACHA20_POLY1305");
-      }
-    }
-  }
-
-  /** Trusts any server: the test reads the negotiated cipher, nothing else. */
-  private static final class AnyCertificate implements javax.net.ssl.X509TrustManager {
-    @Override
-    public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String type) {}
-
-    @Override
-    public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String type) {}
-
-    @Override
-    public java.security.cert.X509Certificate[] getAcceptedIssuers() {
-      return new java.security.cert.X509Certificate[0];
-    }
-  }
 }
