@@ -81,6 +81,7 @@ public final class Main {
 
     Config config;
     KubernetesClient client;
+    CipherOrder cipherOrder = CipherOrder.forThisJvm();
     try {
       config =
           options.kubeconfig != null
@@ -89,7 +90,11 @@ public final class Main {
       // Tally retries what fails (RetryPolicy, within the ApiBudget); fabric8's own retries would
       // retry under each of Tally's attempts
       config.setRequestRetryBackoffLimit(0);
-      client = new KubernetesClientBuilder().withConfig(config).build();
+      client =
+          new KubernetesClientBuilder()
+              .withConfig(config)
+              .withHttpClientFactory(cipherOrder.httpClientFactory())
+              .build();
     } catch (RuntimeException e) {
       err.println(
           "tally-aggregator: "
@@ -183,8 +188,9 @@ public final class Main {
     }
 
     LOG.info(
-        "starting against {}: input {}, grouping {}, format {}, {}",
+        "starting against {} (TLS suites {}): input {}, grouping {}, format {}, {}",
         server,
+        cipherOrder.describe(),
         options.kyverno == null ? "tally" : "kyverno (" + options.kyverno + ")",
         options.groupingName,
         options.format.name().toLowerCase(java.util.Locale.ROOT),
