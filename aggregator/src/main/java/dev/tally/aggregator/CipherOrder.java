@@ -42,7 +42,32 @@ enum CipherOrder {
    * AES-GCM the cheaper one).
    */
   static CipherOrder forThisJvm() {
-    return forJit(vmOption("TieredCompilation"), vmOption("TieredStopAtLevel"));
+    String chosen = System.getProperty(PROPERTY);
+    return chosen != null
+        ? named(chosen)
+        : forJit(vmOption("TieredCompilation"), vmOption("TieredStopAtLevel"));
+  }
+
+  /**
+   * The JVM system property that chooses the order instead of the JIT ({@code chacha20-first} or
+   * {@code client-default}): to compare the two under one JIT, or to keep AES-GCM on a C1-only JVM
+   * whose CPU makes it the cheaper one.
+   */
+  static final String PROPERTY = "tally.tls.cipher-order";
+
+  /**
+   * The order {@link #describe()} names {@code name}.
+   *
+   * @throws IllegalArgumentException naming the property and the values it takes
+   */
+  static CipherOrder named(String name) {
+    for (CipherOrder order : values()) {
+      if (order.describe().equals(name.trim())) {
+        return order;
+      }
+    }
+    throw new IllegalArgumentException(
+        "-D" + PROPERTY + "=" + name + ": not an order; chacha20-first or client-default");
   }
 
   /**

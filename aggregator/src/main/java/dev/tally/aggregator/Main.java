@@ -79,9 +79,15 @@ public final class Main {
       return 0;
     }
 
+    CipherOrder cipherOrder;
+    try {
+      cipherOrder = CipherOrder.forThisJvm();
+    } catch (IllegalArgumentException e) {
+      err.println("tally-aggregator: " + e.getMessage());
+      return EXIT_USAGE;
+    }
     Config config;
     KubernetesClient client;
-    CipherOrder cipherOrder = CipherOrder.forThisJvm();
     try {
       config =
           options.kubeconfig != null

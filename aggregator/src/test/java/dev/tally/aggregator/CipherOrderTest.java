@@ -1,6 +1,7 @@
 package dev.tally.aggregator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import javax.net.ssl.SSLContext;
@@ -20,6 +21,15 @@ class CipherOrderTest {
     assertThat(CipherOrder.forJit("true", "one")).isEqualTo(CipherOrder.CLIENT_DEFAULT);
     // this test's JVM: surefire's default JIT (C1 and C2)
     assertThat(CipherOrder.forThisJvm()).isEqualTo(CipherOrder.CLIENT_DEFAULT);
+  }
+
+  @Test
+  void thePropertyNamesAnOrderOrIsRefusedNamingItselfAndItsValues() {
+    assertThat(CipherOrder.named("chacha20-first")).isEqualTo(CipherOrder.CHACHA20_FIRST);
+    assertThat(CipherOrder.named(" client-default")).isEqualTo(CipherOrder.CLIENT_DEFAULT);
+    assertThatThrownBy(() -> CipherOrder.named("aes"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("-Dtally.tls.cipher-order=aes: not an order; chacha20-first or client-default");
   }
 
   @Test

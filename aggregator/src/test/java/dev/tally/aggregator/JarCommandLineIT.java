@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +37,15 @@ class JarCommandLineIT {
           .isEqualTo(
               "tally-aggregator: --format: unknown format 'yaml', expected wgpolicy or"
                   + " openreports\n");
+    }
+    try (JarProcess jar =
+        JarProcess.start(
+            "bad-cipher-order", 0, List.of("-Dtally.tls.cipher-order=aes-first"), "--qps", "5")) {
+      assertThat(jar.waitFor(Duration.ofSeconds(60))).as(jar.output()).isEqualTo(2);
+      assertThat(jar.stderr())
+          .isEqualTo(
+              "tally-aggregator: -Dtally.tls.cipher-order=aes-first: not an order; chacha20-first"
+                  + " or client-default\n");
     }
   }
 

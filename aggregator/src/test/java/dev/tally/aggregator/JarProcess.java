@@ -44,12 +44,18 @@ final class JarProcess implements AutoCloseable {
 
   /** Starts the jar with {@code args}; {@code httpPort} is the one passed in them, or 0. */
   static JarProcess start(String name, int httpPort, String... args) {
+    return start(name, httpPort, List.of(), args);
+  }
+
+  /** Starts the jar with {@code jvmOptions} before {@code -jar} and {@code args} after it. */
+  static JarProcess start(String name, int httpPort, List<String> jvmOptions, String... args) {
     try {
       Path logs = Files.createDirectories(Path.of("target", "jar-runs"));
       Path out = logs.resolve(name + ".out");
       Path err = logs.resolve(name + ".err");
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.addAll(jvmOptions);
       command.add("-jar");
       command.add(jar().toString());
       command.addAll(List.of(args));
