@@ -3,10 +3,13 @@ package dev.tally.report.fabric8;
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.Liveness;
 import dev.tally.report.api.ReportAggregator;
-import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.input.InputContext;
+import dev.tally.report.fabric8.input.InputLifecycle;
+import dev.tally.report.fabric8.input.LivenessWatch;
+import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.internal.ApiCalls;
-import dev.tally.report.fabric8.kyverno.KyvernoInput;
+import dev.tally.report.fabric8.partials.PartialReportsInput;
 import dev.tally.report.merge.ClockRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
@@ -57,8 +60,8 @@ public final class AggregatorController implements AutoCloseable {
   private final PartialReportLedger ledger;
   private final WriteScheduler scheduler;
   private final PartialReportFeed feed;
-  private final @Nullable IntermediateReports intermediate;
-  private final @Nullable KyvernoPolicyWatch policies;
+  private final InputLifecycle lifecycle;
+  private final @Nullable LivenessWatch policies;
   private final LongSupplier nanoTicker;
   private final Duration stallBound;
   private final FreshnessTracker freshness;
@@ -87,21 +90,21 @@ public final class AggregatorController implements AutoCloseable {
     // the thread and the ledger call the scheduler back, which needs both: through this
     this.thread = new AggregatorThread(this::taskFailed, this::fatal, b.nanoTicker);
     calls.onProgress(thread::progress);
-    FeedInput input = b.kyverno == null ? new TallyPartialsInput() : new KyvernoReportsInput();
+    ReportInput input = b.input;
     RefusedCopies copies = new RefusedCopies(b.maxRefusedCopiesPerNamespace, b.maxRefusedCopies);
-    this.intermediate =
-        b.kyverno == null
-            ? null
-            : new IntermediateReports(b.client, calls, b.kyverno, b.metrics, b.clock);
+    ClockRule clockRule = ClockRule.allowing(b.maxClockSkew);
+    this.lifecycle =
+        input.lifecycle(
+            new InputContext(b.client, calls, b.metrics, b.clock, clockRule, this::now));
     this.ledger =
         new PartialReportLedger(
             input,
-            intermediate,
+            lifecycle,
             new RejectionEvents(b.client, calls, b.metrics, b.clock, b.emitEvents),
             copies,
             b.metrics,
             this::now,
-            ClockRule.allowing(b.maxClockSkew),
+            clockRule,
             this::changed);
     this.scheduler =
         new WriteScheduler(
@@ -129,10 +132,9 @@ public final class AggregatorController implements AutoCloseable {
             task -> freshness.input(task, scheduler::writeDue),
             copies);
     this.policies =
-        b.kyverno == null || !b.kyverno.watchesPolicies()
-            ? null
-            : new KyvernoPolicyWatch(
-                b.client, liveness -> thread.submit(() -> ledger.setLiveness(liveness)));
+        input
+            .livenessWatch(b.client, liveness -> thread.submit(() -> ledger.setLiveness(liveness)))
+            .orElse(null);
     this.elector =
         b.election == null
             ? null
@@ -188,9 +190,7 @@ public final class AggregatorController implements AutoCloseable {
     if (!resyncPeriod.isZero()) {
       thread.every(resyncPeriod, this::periodicResync);
     }
-    if (intermediate != null) {
-      thread.every(intermediate.adoptionRetry(), ledger::adoptPending);
-    }
+    lifecycle.adoptionRetry().ifPresent(every -> thread.every(every, ledger::adoptPending));
     if (elector == null) {
       leading = true;
       thread.submit(this::becomeLeader);
@@ -200,17 +200,16 @@ public final class AggregatorController implements AutoCloseable {
     return this;
   }
 
-  private void startPolicyWatch(KyvernoPolicyWatch watch) {
+  private void startPolicyWatch(LivenessWatch watch) {
     try {
       watch.start(syncTimeout);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while Kyverno's policies were listed", e);
+      throw new IllegalStateException("interrupted while " + watch.what() + " were listed", e);
     } catch (TimeoutException e) {
-      throw new IllegalStateException(
-          "Kyverno's policies were not listed within " + syncTimeout, e);
+      throw new IllegalStateException(watch.what() + " were not listed within " + syncTimeout, e);
     } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-      throw new RequestFailedException("watch Kyverno's policies", e);
+      throw new RequestFailedException("watch " + watch.what(), e);
     }
   }
 
@@ -458,7 +457,7 @@ public final class AggregatorController implements AutoCloseable {
     private boolean serverSideApply;
     private boolean emitEvents = true;
     private @Nullable LeaderElectionSettings election;
-    private @Nullable KyvernoInput kyverno;
+    private ReportInput input = new PartialReportsInput();
     private int maxRefusedCopiesPerNamespace = RefusedCopies.DEFAULT_MAX_PER_NAMESPACE;
     private int maxRefusedCopies = RefusedCopies.DEFAULT_MAX;
 
@@ -580,29 +579,25 @@ public final class AggregatorController implements AutoCloseable {
     }
 
     /**
-     * Read Kyverno's intermediate reports instead of Tally's partial reports, and handle them as
-     * {@code kyverno} says. {@link KyvernoInput.Lifecycle#DELETE_AFTER_MERGE} needs the aggregator
-     * to write in Kyverno's layout ({@code Grouping.kyvernoPerResource()}), whose reports are then
-     * the state: {@link #build} refuses another grouping.
+     * What to read: Tally's own partial reports ({@link PartialReportsInput}) by default, or
+     * another input such as {@link dev.tally.report.fabric8.kyverno.KyvernoInput} (Kyverno's
+     * intermediate reports) or {@link dev.tally.report.fabric8.trivy.TrivyInput} (trivy-operator's
+     * config audit reports). {@link #build} asks the input whether it can feed the aggregator
+     * ({@link ReportInput#checkAggregator}).
      */
-    public Builder input(KyvernoInput kyverno) {
-      this.kyverno = Objects.requireNonNull(kyverno, "kyverno");
+    public Builder input(ReportInput input) {
+      this.input = Objects.requireNonNull(input, "input");
       return this;
     }
 
     /**
-     * @throws IllegalArgumentException if Kyverno's reports are to be deleted after merging and the
-     *     aggregator does not write in Kyverno's layout
+     * @throws IllegalArgumentException if the input cannot feed the aggregator (say, Kyverno's
+     *     reports are to be deleted after merging and the aggregator does not write in Kyverno's
+     *     layout)
      */
     public AggregatorController build() {
-      if (kyverno != null
-          && kyverno.lifecycle() == KyvernoInput.Lifecycle.DELETE_AFTER_MERGE
-          && aggregators != null
-          && aggregators.get().config().grouping().layout() != ReportLayout.KYVERNO) {
-        throw new IllegalArgumentException(
-            "deleting Kyverno's intermediate reports after merging needs the aggregator to write"
-                + " in Kyverno's layout (Grouping.kyvernoPerResource()): its reports are then the"
-                + " state");
+      if (aggregators != null) {
+        input.checkAggregator(aggregators.get().config());
       }
       return new AggregatorController(this);
     }

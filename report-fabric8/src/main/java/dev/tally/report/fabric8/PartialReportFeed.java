@@ -1,5 +1,6 @@
 package dev.tally.report.fabric8;
 
+import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -29,7 +30,7 @@ final class PartialReportFeed {
 
   private final KubernetesClient client;
   private final ApiCalls calls;
-  private final FeedInput input;
+  private final ReportInput input;
   private final AggregatorThread thread;
   private final PartialReportLedger ledger;
   private final Duration syncTimeout;
@@ -41,7 +42,7 @@ final class PartialReportFeed {
   PartialReportFeed(
       KubernetesClient client,
       ApiCalls calls,
-      FeedInput input,
+      ReportInput input,
       AggregatorThread thread,
       PartialReportLedger ledger,
       Duration syncTimeout,

@@ -10,9 +10,11 @@ import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.input.InputLifecycle;
+import dev.tally.report.fabric8.input.ReportInput;
+import dev.tally.report.fabric8.input.Statement;
 import dev.tally.report.merge.ClockRule;
 import dev.tally.report.merge.SubjectIndex;
-import dev.tally.report.merge.kyverno.KyvernoMapping;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.util.Collection;
 import java.util.HashMap;
@@ -33,15 +35,16 @@ import org.slf4j.LoggerFactory;
  * its events deliver it), and which subject the object was about ({@link SubjectIndex}, which
  * decides when a subject is deleted). The liveness is kept across terms.
  *
- * <p>It decodes and applies, and hands refusals to {@link RejectionEvents}; every change to the
- * aggregator is announced to {@code changed}, which schedules a flush. Confined to the aggregator
- * thread.
+ * <p>It decodes (through its {@link ReportInput}) and applies, tells the input's {@link
+ * InputLifecycle} what became of each object, and hands refusals to {@link RejectionEvents}; every
+ * change to the aggregator is announced to {@code changed}, which schedules a flush. Confined to
+ * the aggregator thread.
  */
 final class PartialReportLedger {
   private static final Logger LOG = LoggerFactory.getLogger(PartialReportLedger.class);
 
-  private final FeedInput input;
-  private final @Nullable IntermediateReports intermediate;
+  private final ReportInput input;
+  private final InputLifecycle lifecycle;
   private final RejectionEvents rejections;
   private final RefusedCopies copies;
   private final TallyMetrics metrics;
@@ -66,12 +69,12 @@ final class PartialReportLedger {
   private final Set<String> refusedAtCap = new HashSet<>();
 
   /**
-   * @param intermediate the lifecycle of Kyverno's intermediate reports when they are the input,
-   *     else null
+   * @param lifecycle what happens to {@code input}'s objects around the merge ({@link
+   *     InputLifecycle#NONE} when nothing does)
    */
   PartialReportLedger(
-      FeedInput input,
-      @Nullable IntermediateReports intermediate,
+      ReportInput input,
+      InputLifecycle lifecycle,
       RejectionEvents rejections,
       RefusedCopies copies,
       TallyMetrics metrics,
@@ -79,7 +82,7 @@ final class PartialReportLedger {
       ClockRule clock,
       Runnable changed) {
     this.input = input;
-    this.intermediate = intermediate;
+    this.lifecycle = lifecycle;
     this.rejections = rejections;
     this.copies = copies;
     this.metrics = metrics;
@@ -100,9 +103,7 @@ final class PartialReportLedger {
     subjects.clear();
     handledVersions.clear();
     refusedAtCap.clear();
-    if (intermediate != null) {
-      intermediate.clear();
-    }
+    lifecycle.termEnded();
   }
 
   /** The aggregator of the current term, or null between terms. */
@@ -111,8 +112,8 @@ final class PartialReportLedger {
   }
 
   /**
-   * How many objects the aggregator holds partial reports of; with Kyverno's reports deleted after
-   * merging, how many resources.
+   * How many objects the aggregator holds partial reports of; when the aggregates are the state
+   * (input objects deleted after merging), how many resources.
    */
   int size() {
     return subjects.size();
@@ -174,22 +175,20 @@ final class PartialReportLedger {
     ReportAggregator agg = Objects.requireNonNull(aggregator);
     PartialReport partial;
     try {
-      FeedInput.Statement statement = input.decode(resource);
-      if (statement instanceof FeedInput.Statement.AwaitsAdoption awaits) {
+      Statement statement = input.decode(resource);
+      if (statement instanceof Statement.AwaitsAdoption awaits) {
         LOG.debug("{} waits for its subject to be adopted", key);
-        if (intermediate != null) {
-          intermediate.awaitAdoption(key, resource, awaits.subject());
-        }
+        lifecycle.awaitAdoption(key, resource, awaits.subject());
         return;
       }
-      if (intermediate != null && !gone) {
-        // merged reports wait for their delete, within caps: past them, no more is merged
-        intermediate.checkMergeCaps(key, resource);
+      if (!gone) {
+        // e.g. merged objects waiting for their delete, within caps: past them, none is merged
+        lifecycle.beforeMerge(key, resource);
       }
-      if (!(statement instanceof FeedInput.Statement.Ready ready)) {
-        if (intermediate != null) {
-          intermediate.merged(key, resource);
-          changed.run(); // a flush, so that it is deleted after it
+      if (!(statement instanceof Statement.Ready ready)) {
+        lifecycle.merged(key, resource);
+        if (lifecycle != InputLifecycle.NONE) {
+          changed.run(); // a flush, so that what follows a write (a delete) happens
         }
         return;
       }
@@ -214,9 +213,7 @@ final class PartialReportLedger {
     } else {
       track(partial);
     }
-    if (intermediate != null) {
-      intermediate.merged(key, resource);
-    }
+    lifecycle.merged(key, resource);
     changed.run();
   }
 
@@ -239,9 +236,9 @@ final class PartialReportLedger {
   }
 
   /**
-   * An input object is gone. When intermediate reports are deleted after merging, that says nothing
-   * about the subject, and an object deleted before it was merged (by another hand, or collected
-   * with its resource) still says what its last state said: that is applied.
+   * An input object is gone. When input objects are deleted after merging, that says nothing about
+   * the subject, and an object deleted before it was merged (by another hand, or collected with its
+   * resource) still says what its last state said: that is applied.
    */
   void removed(HasMetadata resource) {
     if (aggregator == null) {
@@ -253,17 +250,13 @@ final class PartialReportLedger {
       handled = handled.substring(REFUSED.length());
     }
     refusedAtCap.remove(key);
-    if (intermediate != null) {
-      intermediate.gone(key);
-    }
+    lifecycle.gone(key);
     if (!removalDeletesSubject()) {
       String version = Objects.requireNonNullElse(resource.getMetadata().getResourceVersion(), "");
       // a stripped copy (a refused version, from the informer's cache) says nothing
       if (!version.equals(handled) && !RefusedCopies.isCopy(resource)) {
         apply(key, resource, true);
-        if (intermediate != null) {
-          intermediate.gone(key); // it is not there to delete
-        }
+        lifecycle.gone(key); // it is not there to delete
       }
       return;
     }
@@ -273,41 +266,34 @@ final class PartialReportLedger {
   }
 
   /**
-   * Reports awaiting adoption look for their resource again ({@link IntermediateReports#adopt});
-   * one found is applied at once when reports are deleted after merging.
+   * Objects awaiting adoption look for their resource again ({@link InputLifecycle#adoptPending});
+   * one found is applied at once.
    */
   void adoptPending() {
-    if (aggregator == null || intermediate == null) {
+    if (aggregator == null) {
       return;
     }
-    intermediate.adopt(adopted -> apply(key(adopted), adopted));
+    lifecycle.adoptPending(adopted -> apply(key(adopted), adopted));
   }
 
   /**
    * The owned aggregates as the cluster holds them, before the controller diffs against them: when
-   * Kyverno's reports are deleted after merging, the aggregates are the state, so the first list of
-   * a term seeds the aggregator ({@code KyvernoMapping.seed}) and a vanished report whose resource
-   * is gone deletes that resource.
+   * the aggregates are the state, the input's lifecycle seeds the aggregator from the first list of
+   * a term, and a vanished aggregate whose resource is gone deletes that resource.
    */
   void observed(List<AggregateReport> owned) {
     ReportAggregator agg = aggregator;
-    if (agg == null || intermediate == null) {
+    if (agg == null) {
       return;
     }
-    IntermediateReports.Observation seen = intermediate.observed(owned);
-    Timestamp seededAt = now.get();
-    for (AggregateReport report : seen.seeds()) {
+    InputLifecycle.Observation seen = lifecycle.observed(owned);
+    for (PartialReport seed : seen.seeds()) {
       try {
-        for (PartialReport seed : KyvernoMapping.seed(report, clock, seededAt)) {
-          agg.apply(seed);
-          track(seed);
-        }
+        agg.apply(seed);
+        track(seed);
       } catch (InvalidReportException e) {
-        LOG.warn("{} does not seed the aggregator: {}", report.ref(), e.getMessage());
+        LOG.warn("a seed about {} is refused: {}", seed.subject(), e.getMessage());
       }
-    }
-    if (!seen.seeds().isEmpty()) {
-      LOG.info("seeded from {} per-resource reports", seen.seeds().size());
     }
     for (Subject gone : seen.gone()) {
       // at the later of now and what was observed about it, as SubjectIndex decides; only in its
@@ -321,7 +307,7 @@ final class PartialReportLedger {
   }
 
   /**
-   * With reports deleted after merging, the index holds one entry per resource (not per object), so
+   * When the aggregates are the state, the index holds one entry per resource (not per object), so
    * that a resource found gone is deleted at the later of now and its latest evaluation.
    */
   private void track(PartialReport partial) {
@@ -331,8 +317,8 @@ final class PartialReportLedger {
   }
 
   /**
-   * A resource's entry in {@link #subjects} when reports are deleted after merging: its namespace
-   * and uid, since a uid is only a claim of whoever wrote the report.
+   * A resource's entry in {@link #subjects} when the aggregates are the state: its namespace and
+   * uid, since a uid is only a claim of whoever wrote the report.
    */
   private static String resourceKey(String namespace, String uid) {
     return "resource/" + namespace + "/" + uid;
@@ -340,24 +326,24 @@ final class PartialReportLedger {
 
   /**
    * The objects {@code refs} were read again one by one, after trouble writing them; {@code
-   * observed} is what the cluster holds of them (see {@link IntermediateReports#reread}).
+   * observed} is what the cluster holds of them (see {@link InputLifecycle#reread}).
    */
   void reread(Collection<ReportRef> refs, List<AggregateReport> observed) {
-    if (aggregator != null && intermediate != null) {
-      intermediate.reread(refs, observed);
+    if (aggregator != null) {
+      lifecycle.reread(refs, observed);
     }
   }
 
-  /** {@code changes} were all written: merged intermediate reports may go. */
+  /** {@code changes} were all written: the input's lifecycle may act (delete merged objects). */
   void written(ChangeSet changes) {
-    if (aggregator != null && intermediate != null) {
-      intermediate.written(changes);
+    if (aggregator != null) {
+      lifecycle.written(changes);
     }
   }
 
   /** Whether an input object's removal can make its subject deleted. */
   private boolean removalDeletesSubject() {
-    return intermediate == null || !intermediate.deletesAfterMerge();
+    return !lifecycle.aggregatesAreTheState();
   }
 
   /**
@@ -371,9 +357,7 @@ final class PartialReportLedger {
     for (String key : List.copyOf(handledVersions.keySet())) {
       if (!present.contains(key)) {
         handledVersions.remove(key);
-        if (intermediate != null) {
-          intermediate.gone(key);
-        }
+        lifecycle.gone(key);
         if (removalDeletesSubject() && forget(key)) {
           forgotten++;
         }

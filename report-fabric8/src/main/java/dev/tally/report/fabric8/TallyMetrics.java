@@ -46,22 +46,23 @@ public interface TallyMetrics {
   default void resynced(int changes) {}
 
   /**
-   * A Kyverno intermediate report was deleted after what it said was written ({@code
+   * An input object was deleted after what it said was written (an input whose lifecycle deletes
+   * merged objects, such as Kyverno's intermediate reports with {@code
    * KyvernoInput.Lifecycle.DELETE_AFTER_MERGE}).
    */
-  default void intermediateReportDeleted() {}
+  default void inputObjectDeleted() {}
 
   /**
-   * A Kyverno admission report was deleted because its resource did not appear within the adoption
-   * grace: the one way an intermediate report leaves without being merged, never silent.
+   * An input object was deleted because its resource did not appear within its input's adoption
+   * grace: the one way an input object leaves without being merged, never silent.
    */
-  default void intermediateReportExpired() {}
+  default void inputObjectExpired() {}
 
   /**
-   * How many Kyverno intermediate reports were read and wait in the cluster now, for the write that
-   * lets them be deleted or for their resource to appear: what the aggregator owes etcd.
+   * How many input objects were read and wait in the cluster now, for the write that lets them be
+   * deleted or for their resource to appear: what the aggregator owes etcd.
    */
-  default void intermediateReportsWaiting(int count) {}
+  default void inputObjectsWaiting(int count) {}
 
   /**
    * After writes met conflicts or vanished objects (or failed), {@code objects} objects were read
@@ -84,13 +85,13 @@ public interface TallyMetrics {
   default void rejectionEventSuppressed(String namespace) {}
 
   /**
-   * Why the aggregator reads one resource that a Kyverno report names (by name, metadata only, and
-   * only for {@code KyvernoInput.adoptionKinds()}).
+   * Why the aggregator reads one resource that an input object names (by name, metadata only, and
+   * only for the kinds its input may read, such as {@code KyvernoInput.adoptionKinds()}).
    */
   enum Lookup {
-    /** To learn the uid of what an admission report names. */
+    /** To learn the uid of what an input object names (a Kyverno admission report). */
     ADOPTION("adoption"),
-    /** To learn whether the resource of a vanished per-resource report is gone. */
+    /** To learn whether the resource of a vanished aggregate is gone. */
     GONE_CHECK("gone");
 
     private final String metricName;
@@ -112,8 +113,8 @@ public interface TallyMetrics {
   default void resourceLookupFailed(Lookup lookup) {}
 
   /**
-   * A lookup was not made: the resource's kind is not among {@code KyvernoInput.adoptionKinds()}
-   * (what the aggregator's role may read).
+   * A lookup was not made: the resource's kind is not among those its input may read (what the
+   * aggregator's role grants, such as {@code KyvernoInput.adoptionKinds()}).
    */
   default void resourceLookupSkipped(Lookup lookup) {}
 

@@ -15,9 +15,9 @@ import java.util.function.Supplier;
  * test, closed in reverse order of creation: controllers and publishers before the clients they
  * use, every client (with {@link MockCluster#close}) before the mock server stops.
  */
-final class ControllerFixture implements AutoCloseable {
+public final class ControllerFixture implements AutoCloseable {
   /** The retries of the controllers: 4 attempts, 10 ms doubling up to 50 ms. */
-  static final RetryPolicy FAST_RETRIES =
+  public static final RetryPolicy FAST_RETRIES =
       new RetryPolicy(4, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(60));
 
   final KubernetesClient client;

@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /** Counts what the adapter reports, for assertions. */
-final class CountingMetrics implements TallyMetrics {
+public final class CountingMetrics implements TallyMetrics {
   final Map<String, Integer> writes = new ConcurrentHashMap<>();
   final Map<String, Integer> rejected = new ConcurrentHashMap<>();
   volatile int applied;
@@ -17,7 +17,7 @@ final class CountingMetrics implements TallyMetrics {
   volatile int flushes;
   volatile int resyncs;
   volatile int deleted;
-  volatile int expired;
+  public volatile int expired;
   volatile int waiting;
   volatile int rereads;
   volatile int eventsSuppressed;
@@ -69,17 +69,17 @@ final class CountingMetrics implements TallyMetrics {
   }
 
   @Override
-  public synchronized void intermediateReportDeleted() {
+  public synchronized void inputObjectDeleted() {
     deleted++;
   }
 
   @Override
-  public synchronized void intermediateReportExpired() {
+  public synchronized void inputObjectExpired() {
     expired++;
   }
 
   @Override
-  public void intermediateReportsWaiting(int count) {
+  public void inputObjectsWaiting(int count) {
     waiting = count;
   }
 
@@ -98,8 +98,8 @@ final class CountingMetrics implements TallyMetrics {
     capsReached.merge(cap, 1, Integer::sum);
   }
 
-  final Map<Lookup, Integer> lookupsFailed = new ConcurrentHashMap<>();
-  final Map<Lookup, Integer> lookupsSkipped = new ConcurrentHashMap<>();
+  public final Map<Lookup, Integer> lookupsFailed = new ConcurrentHashMap<>();
+  public final Map<Lookup, Integer> lookupsSkipped = new ConcurrentHashMap<>();
 
   @Override
   public void resourceLookupFailed(Lookup lookup) {

@@ -8,6 +8,7 @@ import dev.tally.report.api.Grouping;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import dev.tally.report.merge.ClockRule;
@@ -21,6 +22,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -51,17 +53,19 @@ class KyvernoLedgerTest {
             new Random(1),
             d -> {},
             metrics);
+    // the reports are stamped in 2030, ahead of this fixed clock: the clock rule has tests of its
+    // own (ClockRuleTest, RealTenantTest)
+    ClockRule clockRule = ClockRule.allowing(Duration.ofDays(36_500));
+    Supplier<Timestamp> now = () -> Timestamp.ofSeconds(1_800_000_000L);
     ledger =
         new PartialReportLedger(
-            new KyvernoReportsInput(),
-            new IntermediateReports(client, calls, settings, metrics, clock),
+            settings,
+            settings.lifecycle(new InputContext(client, calls, metrics, clock, clockRule, now)),
             new RejectionEvents(client, calls, metrics, clock, false),
             new RefusedCopies(1_000, 20_000),
             metrics,
-            () -> Timestamp.ofSeconds(1_800_000_000L),
-            // the reports are stamped in 2030, ahead of this fixed clock: the clock rule has tests
-            // of its own (ClockRuleTest, RealTenantTest)
-            ClockRule.allowing(Duration.ofDays(36_500)),
+            now,
+            clockRule,
             () -> changes++);
     aggregator = ReportAggregator.builder().grouping(Grouping.kyvernoPerResource()).build();
     ledger.begin(aggregator);

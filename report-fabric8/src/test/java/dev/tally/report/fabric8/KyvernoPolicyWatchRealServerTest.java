@@ -9,6 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Liveness;
+import dev.tally.report.fabric8.input.LivenessWatch;
+import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.APIResourceList;
@@ -40,7 +42,8 @@ class KyvernoPolicyWatchRealServerTest {
       installAndAwaitServed(admin);
       create(admin, clusterPolicy("require-labels"));
       create(admin, policy(ns, "no-latest"));
-      try (KyvernoPolicyWatch watch = new KyvernoPolicyWatch(admin, answers::add)) {
+      try (LivenessWatch watch =
+          KyvernoInput.keep().livenessWatch(admin, answers::add).orElseThrow()) {
         watch.start(Duration.ofSeconds(60));
         assertThat(answers).hasSize(1);
         Liveness first = answers.get(0);

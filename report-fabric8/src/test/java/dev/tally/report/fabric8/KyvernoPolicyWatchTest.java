@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Liveness;
+import dev.tally.report.fabric8.input.LivenessWatch;
+import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
@@ -42,12 +44,12 @@ class KyvernoPolicyWatchTest {
   KubernetesMockServer server;
   private KubernetesClient client;
   private final List<Liveness> answers = new CopyOnWriteArrayList<>();
-  private KyvernoPolicyWatch watch;
+  private LivenessWatch watch;
 
   @BeforeEach
   void setUp() {
     client = MockCluster.client(server);
-    watch = new KyvernoPolicyWatch(client, answers::add);
+    watch = KyvernoInput.keep().livenessWatch(client, answers::add).orElseThrow();
   }
 
   @AfterEach

@@ -45,7 +45,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the aggregator's requests were, from the API server's audit log.
  */
 @ExtendWith(RealKubernetes.class)
-class RealKyvernoTest {
+public class RealKyvernoTest {
   static final List<String> KYVERNO_CRDS =
       List.of(
           "reports.kyverno.io_ephemeralreports.v1.yaml",
@@ -489,7 +489,7 @@ class RealKyvernoTest {
       controller.flushNow().get(60, TimeUnit.SECONDS);
       assertThat(
               admin
-                  .genericKubernetesResources(KyvernoReportsInput.EPHEMERAL)
+                  .genericKubernetesResources(KyvernoInput.EPHEMERAL)
                   .inNamespace(ns)
                   .withName("req-bad-r")
                   .get())
@@ -549,7 +549,7 @@ class RealKyvernoTest {
       Await.until("the pod's report is written", () -> report(admin, ns, uid).isPresent());
       var adopted =
           admin
-              .genericKubernetesResources(KyvernoReportsInput.EPHEMERAL)
+              .genericKubernetesResources(KyvernoInput.EPHEMERAL)
               .inNamespace(ns)
               .withName("req-k-r")
               .get();
@@ -612,7 +612,7 @@ class RealKyvernoTest {
           .withName(nsUid)
           .delete();
       admin
-          .genericKubernetesResources(KyvernoReportsInput.CLUSTER_EPHEMERAL)
+          .genericKubernetesResources(KyvernoInput.CLUSTER_EPHEMERAL)
           .withName(nsUid + "-b")
           .delete();
     }
@@ -700,8 +700,8 @@ class RealKyvernoTest {
         "Kyverno's intermediate reports are served",
         () -> {
           try {
-            admin.genericKubernetesResources(KyvernoReportsInput.EPHEMERAL).inAnyNamespace().list();
-            admin.genericKubernetesResources(KyvernoReportsInput.CLUSTER_EPHEMERAL).list();
+            admin.genericKubernetesResources(KyvernoInput.EPHEMERAL).inAnyNamespace().list();
+            admin.genericKubernetesResources(KyvernoInput.CLUSTER_EPHEMERAL).list();
             return true;
           } catch (RuntimeException e) {
             return false;
@@ -722,7 +722,8 @@ class RealKyvernoTest {
     }
   }
 
-  static Map<String, Object> result(String policy, String rule, String status, long seconds) {
+  public static Map<String, Object> result(
+      String policy, String rule, String status, long seconds) {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("source", "kyverno");
     r.put("policy", policy);
@@ -739,7 +740,7 @@ class RealKyvernoTest {
    * An admission report as Kyverno's webhook writes it: no owner; the uid label only when the
    * request knew the object's uid.
    */
-  static GenericKubernetesResource admissionReport(
+  public static GenericKubernetesResource admissionReport(
       String ns,
       String requestUid,
       String kind,
@@ -855,7 +856,7 @@ class RealKyvernoTest {
         "no intermediate report is left in etcd",
         () ->
             admin
-                .genericKubernetesResources(KyvernoReportsInput.EPHEMERAL)
+                .genericKubernetesResources(KyvernoInput.EPHEMERAL)
                 .inNamespace(ns)
                 .list()
                 .getItems()

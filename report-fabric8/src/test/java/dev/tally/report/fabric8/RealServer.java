@@ -28,7 +28,7 @@ import java.util.Set;
  * ClusterRoles, subjects that are real Pods, publishing, reading back, and counting requests in the
  * API server's audit log.
  */
-final class RealServer {
+public final class RealServer {
   private RealServer() {}
 
   static final List<String> OFFICIAL_CRDS =
@@ -194,7 +194,7 @@ final class RealServer {
         .sum();
   }
 
-  static Result fail(String policy) {
+  public static Result fail(String policy) {
     return Result.builder()
         .source("kyverno")
         .policy(policy)

@@ -89,7 +89,7 @@ class RealTenantTest {
         "the intermediate reports of earlier tests are gone",
         () ->
             admin
-                .genericKubernetesResources(KyvernoReportsInput.EPHEMERAL)
+                .genericKubernetesResources(KyvernoInput.EPHEMERAL)
                 .inAnyNamespace()
                 .list()
                 .getItems()
@@ -353,10 +353,7 @@ class RealTenantTest {
           () -> results(admin, victimNs) == 0,
           Duration.ofSeconds(120));
       assertThat(results(admin, tenantNs)).as("the tenant's own claim stays its own").isEqualTo(1);
-      tenant
-          .genericKubernetesResources(KyvernoReportsInput.EPHEMERAL)
-          .inNamespace(tenantNs)
-          .delete();
+      tenant.genericKubernetesResources(KyvernoInput.EPHEMERAL).inNamespace(tenantNs).delete();
     }
   }
 

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.input.InputLifecycle;
+import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.partials.PartialReportsInput;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportSpec;
 import dev.tally.report.fabric8.resource.WireCoverageKey;
@@ -60,12 +63,12 @@ class RefusedCopiesTest {
             new Random(1),
             d -> {},
             metrics);
-    FeedInput input = new TallyPartialsInput();
+    ReportInput input = new PartialReportsInput();
     copies = new RefusedCopies(perNamespace, total);
     ledger =
         new PartialReportLedger(
             input,
-            null,
+            InputLifecycle.NONE,
             new RejectionEvents(client, calls, metrics, clock, true),
             copies,
             metrics,

@@ -16,6 +16,7 @@ import dev.tally.report.api.Timestamp;
 import dev.tally.report.api.WireNames;
 import dev.tally.report.fabric8.audit.AuditMember;
 import dev.tally.report.fabric8.audit.AuditTarget;
+import dev.tally.report.fabric8.kyverno.KyvernoCodec;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
@@ -170,7 +171,7 @@ class ShippedRolesTest {
                 .filter(g -> g.verb().equals("get"))
                 .filter(g -> !g.group().endsWith("wgpolicyk8s.io"))
                 .filter(g -> !g.group().equals("openreports.io"))
-                .map(g -> ResourceLookups.display(g.resource(), g.group()))
+                .map(g -> g.group().isEmpty() ? g.resource() : g.resource() + "." + g.group())
                 .toList())
         .containsExactlyInAnyOrderElementsOf(KyvernoInput.DEFAULT_ADOPTION_KINDS);
 
@@ -180,13 +181,13 @@ class ShippedRolesTest {
         "the intermediate reports of earlier tests are gone",
         () ->
             admin
-                    .genericKubernetesResources(KyvernoReportsInput.EPHEMERAL)
+                    .genericKubernetesResources(KyvernoInput.EPHEMERAL)
                     .inAnyNamespace()
                     .list()
                     .getItems()
                     .isEmpty()
                 && admin
-                    .genericKubernetesResources(KyvernoReportsInput.CLUSTER_EPHEMERAL)
+                    .genericKubernetesResources(KyvernoInput.CLUSTER_EPHEMERAL)
                     .list()
                     .getItems()
                     .isEmpty(),
@@ -553,7 +554,7 @@ class ShippedRolesTest {
             RealKyvernoTest.awaitNoIntermediateReports(admin, ns);
           } else {
             admin
-                .genericKubernetesResources(KyvernoReportsInput.EPHEMERAL)
+                .genericKubernetesResources(KyvernoInput.EPHEMERAL)
                 .inNamespace(ns)
                 .withName(pod.getMetadata().getUid() + "-b")
                 .delete();
@@ -836,7 +837,7 @@ class ShippedRolesTest {
           .getMetadata()
           .getLabels()
           .put(
-              IntermediateReports.GVR_LABEL,
+              KyvernoCodec.GVR_LABEL,
               e.getKey() + "." + gvk[1] + (gvk[0].isEmpty() ? "" : "." + gvk[0]));
       created.add(admin.resource(report).create());
     }

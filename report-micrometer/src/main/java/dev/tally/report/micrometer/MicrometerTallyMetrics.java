@@ -447,17 +447,17 @@ public final class MicrometerTallyMetrics implements TallyMetrics {
   }
 
   @Override
-  public void intermediateReportDeleted() {
+  public void inputObjectDeleted() {
     kyvernoDeleted.increment();
   }
 
   @Override
-  public void intermediateReportExpired() {
+  public void inputObjectExpired() {
     kyvernoExpired.increment();
   }
 
   @Override
-  public void intermediateReportsWaiting(int count) {
+  public void inputObjectsWaiting(int count) {
     kyvernoWaiting.set(count);
   }
 

@@ -70,11 +70,11 @@ class MicrometerTallyMetricsTest {
 
   @Test
   void kyvernoReportsAreCountedAndTheWaitingOnesGauged() {
-    metrics.intermediateReportDeleted();
-    metrics.intermediateReportDeleted();
-    metrics.intermediateReportExpired();
-    metrics.intermediateReportsWaiting(7);
-    metrics.intermediateReportsWaiting(3);
+    metrics.inputObjectDeleted();
+    metrics.inputObjectDeleted();
+    metrics.inputObjectExpired();
+    metrics.inputObjectsWaiting(7);
+    metrics.inputObjectsWaiting(3);
 
     assertThat(registry.get("tally.kyverno.reports.deleted").counter().count()).isEqualTo(2);
     assertThat(registry.get("tally.kyverno.reports.expired").counter().count()).isEqualTo(1);

@@ -26,6 +26,11 @@ import org.jspecify.annotations.Nullable;
  * dev.tally.report.merge.kyverno.KyvernoMapping}'s rule.
  */
 public final class KyvernoCodec {
+  /**
+   * Kyverno's label naming an admission report's resource as {@code <plural>.<version>.<group>}.
+   */
+  public static final String GVR_LABEL = "audit.kyverno.io/resource.gvr";
+
   /** The API group and version of Kyverno's intermediate reports. */
   public static final String API_VERSION = "reports.kyverno.io/v1";
 

@@ -1,11 +1,25 @@
 package dev.tally.report.fabric8.kyverno;
 
+import dev.tally.report.api.AggregatorConfig;
+import dev.tally.report.api.Liveness;
+import dev.tally.report.api.ReportLayout;
+import dev.tally.report.fabric8.input.InputContext;
+import dev.tally.report.fabric8.input.InputKind;
+import dev.tally.report.fabric8.input.InputLifecycle;
+import dev.tally.report.fabric8.input.LivenessWatch;
+import dev.tally.report.fabric8.input.ReportInput;
+import dev.tally.report.fabric8.input.Statement;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -15,9 +29,11 @@ import java.util.regex.Pattern;
  * Kyverno's reports aggregation (docs/DESIGN.md, "Kyverno's intermediate reports").
  *
  * <p>What each report says is {@link dev.tally.report.merge.kyverno.KyvernoMapping}'s rule. What
- * happens to the reports afterwards is the {@link Lifecycle}.
+ * happens to the reports afterwards is the {@link Lifecycle} ({@link IntermediateReports}); which
+ * policies are live, {@link KyvernoPolicyWatch}. The settings here are a value: the controller
+ * makes the moving parts from them.
  */
-public final class KyvernoInput {
+public final class KyvernoInput implements ReportInput {
   /** What becomes of an intermediate report once it is merged. */
   public enum Lifecycle {
     /**
@@ -65,6 +81,13 @@ public final class KyvernoInput {
               "cronjobs.batch",
               "ingresses.networking.k8s.io",
               "networkpolicies.networking.k8s.io"));
+
+  /** Kyverno's namespaced intermediate reports, {@code reports.kyverno.io/v1} EphemeralReport. */
+  public static final ResourceDefinitionContext EPHEMERAL = KyvernoReports.EPHEMERAL;
+
+  /** Kyverno's cluster-scoped intermediate reports, ClusterEphemeralReport. */
+  public static final ResourceDefinitionContext CLUSTER_EPHEMERAL =
+      KyvernoReports.CLUSTER_EPHEMERAL;
 
   private static final Pattern RESOURCE =
       Pattern.compile("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*");
@@ -131,7 +154,7 @@ public final class KyvernoInput {
   /**
    * How long an admission report about a resource with no uid yet (an object being created) waits
    * for its resource to appear; after that it is deleted, with a WARN line and {@code
-   * TallyMetrics.intermediateReportExpired()}. Kyverno's own controller waits 2 minutes.
+   * TallyMetrics.inputObjectExpired()}. Kyverno's own controller waits 2 minutes.
    */
   public KyvernoInput withAdoptionGrace(Duration grace) {
     return new KyvernoInput(
@@ -314,6 +337,46 @@ public final class KyvernoInput {
 
   public Duration adoptionRetry() {
     return adoptionRetry;
+  }
+
+  @Override
+  public String name() {
+    return "kyverno";
+  }
+
+  @Override
+  public List<InputKind> kinds(KubernetesClient client) {
+    return KyvernoReports.kinds(client);
+  }
+
+  @Override
+  public Statement decode(HasMetadata object) {
+    return KyvernoReports.decode(object);
+  }
+
+  @Override
+  public InputLifecycle lifecycle(InputContext context) {
+    return new KyvernoLifecycle(this, context);
+  }
+
+  @Override
+  public Optional<LivenessWatch> livenessWatch(KubernetesClient client, Consumer<Liveness> live) {
+    return watchPolicies ? Optional.of(new KyvernoPolicyWatch(client, live)) : Optional.empty();
+  }
+
+  /**
+   * @throws IllegalArgumentException if reports are to be deleted after merging and the aggregator
+   *     does not write in Kyverno's layout
+   */
+  @Override
+  public void checkAggregator(AggregatorConfig config) {
+    if (lifecycle == Lifecycle.DELETE_AFTER_MERGE
+        && config.grouping().layout() != ReportLayout.KYVERNO) {
+      throw new IllegalArgumentException(
+          "deleting Kyverno's intermediate reports after merging needs the aggregator to write"
+              + " in Kyverno's layout (Grouping.kyvernoPerResource()): its reports are then the"
+              + " state");
+    }
   }
 
   private static Duration positive(String what, Duration d) {

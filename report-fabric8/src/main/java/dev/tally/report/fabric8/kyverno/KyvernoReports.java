@@ -1,8 +1,7 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.kyverno;
 
-import dev.tally.report.fabric8.kyverno.ClusterEphemeralReportResource;
-import dev.tally.report.fabric8.kyverno.EphemeralReportResource;
-import dev.tally.report.fabric8.kyverno.KyvernoCodec;
+import dev.tally.report.fabric8.input.InputKind;
+import dev.tally.report.fabric8.input.Statement;
 import dev.tally.report.merge.kyverno.IntermediateReport;
 import dev.tally.report.merge.kyverno.KyvernoMapping;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -11,12 +10,15 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.List;
 
 /**
- * Kyverno's intermediate reports, {@code reports.kyverno.io/v1} {@code EphemeralReport} (in every
- * namespace) and {@code ClusterEphemeralReport}, decoded by the informers as {@link
- * dev.tally.report.fabric8.kyverno.KyvernoReportResource}s (results straight into their wire
- * records, once), read through {@link KyvernoCodec} and stated by {@link KyvernoMapping}.
+ * The reading half of {@link KyvernoInput}: Kyverno's intermediate reports, {@code
+ * reports.kyverno.io/v1} {@code EphemeralReport} (in every namespace) and {@code
+ * ClusterEphemeralReport}, decoded by the informers as {@link KyvernoReportResource}s (results
+ * straight into their wire records, once), read through {@link KyvernoCodec} and stated by {@link
+ * KyvernoMapping}.
  */
-final class KyvernoReportsInput implements FeedInput {
+final class KyvernoReports {
+  private KyvernoReports() {}
+
   static final ResourceDefinitionContext EPHEMERAL =
       context(KyvernoCodec.EPHEMERAL_REPORT, "ephemeralreports", true);
   static final ResourceDefinitionContext CLUSTER_EPHEMERAL =
@@ -32,21 +34,19 @@ final class KyvernoReportsInput implements FeedInput {
         .build();
   }
 
-  @Override
-  public List<Kind> kinds(KubernetesClient client) {
+  static List<InputKind> kinds(KubernetesClient client) {
     // typed: each watch event's results are decoded once, straight into WireResults
     var reports = client.resources(EphemeralReportResource.class).inAnyNamespace();
     var clusterReports = client.resources(ClusterEphemeralReportResource.class);
     return List.of(
-        new Kind("ephemeralreports", reports::list, () -> reports.runnableInformer(0)),
-        new Kind(
+        new InputKind("ephemeralreports", reports::list, () -> reports.runnableInformer(0)),
+        new InputKind(
             "clusterephemeralreports",
             clusterReports::list,
             () -> clusterReports.runnableInformer(0)));
   }
 
-  @Override
-  public Statement decode(HasMetadata object) {
+  static Statement decode(HasMetadata object) {
     return state(KyvernoCodec.read(KyvernoCodec.typed(object)));
   }
 

@@ -1,8 +1,9 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.kyverno;
 
 import dev.tally.report.api.Subject;
+import dev.tally.report.fabric8.ApiInterruptedException;
+import dev.tally.report.fabric8.RequestFailedException;
 import dev.tally.report.fabric8.internal.ApiCalls;
-import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.api.model.Status;

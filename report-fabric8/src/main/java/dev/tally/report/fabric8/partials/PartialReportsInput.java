@@ -1,6 +1,9 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.partials;
 
 import dev.tally.report.api.PartialReport;
+import dev.tally.report.fabric8.input.InputKind;
+import dev.tally.report.fabric8.input.ReportInput;
+import dev.tally.report.fabric8.input.Statement;
 import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportSpec;
@@ -12,15 +15,24 @@ import java.util.List;
 
 /**
  * Tally's own {@code PartialReport} and {@code ClusterPartialReport} objects, the default input.
+ * They are the state: each stays until its producer replaces it or garbage collection removes it
+ * with its subject, whose removal then retracts what it said ({@link
+ * dev.tally.report.fabric8.input.InputLifecycle#NONE}). A report without a subject uid waits for
+ * its publisher to adopt it.
  */
-final class TallyPartialsInput implements FeedInput {
+public final class PartialReportsInput implements ReportInput {
   @Override
-  public List<Kind> kinds(KubernetesClient client) {
+  public String name() {
+    return "partial-reports";
+  }
+
+  @Override
+  public List<InputKind> kinds(KubernetesClient client) {
     var partials = client.resources(PartialReportResource.class).inAnyNamespace();
     var clusterPartials = client.resources(ClusterPartialReportResource.class);
     return List.of(
-        new Kind("partialreports", partials::list, () -> partials.runnableInformer(0)),
-        new Kind(
+        new InputKind("partialreports", partials::list, () -> partials.runnableInformer(0)),
+        new InputKind(
             "clusterpartialreports",
             clusterPartials::list,
             () -> clusterPartials.runnableInformer(0)));
@@ -35,5 +47,10 @@ final class TallyPartialsInput implements FeedInput {
     return evaluation.adopted()
         ? new Statement.Ready(evaluation)
         : new Statement.AwaitsAdoption(evaluation.subject());
+  }
+
+  @Override
+  public String toString() {
+    return name();
   }
 }

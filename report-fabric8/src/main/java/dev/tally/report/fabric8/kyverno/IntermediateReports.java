@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.kyverno;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CapacityExceededException;
@@ -6,11 +6,11 @@ import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
+import dev.tally.report.fabric8.RequestFailedException;
+import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.internal.RateLimitedLog;
 import dev.tally.report.fabric8.internal.UnparsedDelete;
-import dev.tally.report.fabric8.kyverno.KyvernoCodec;
-import dev.tally.report.fabric8.kyverno.KyvernoInput;
-import dev.tally.report.fabric8.kyverno.KyvernoReportResource;
 import dev.tally.report.merge.kyverno.KyvernoMapping;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -51,11 +51,6 @@ import org.slf4j.LoggerFactory;
 final class IntermediateReports {
   private static final Logger LOG = LoggerFactory.getLogger(IntermediateReports.class);
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
-
-  /**
-   * Kyverno's label naming an admission report's resource as {@code <plural>.<version>.<group>}.
-   */
-  static final String GVR_LABEL = "audit.kyverno.io/resource.gvr";
 
   /** One intermediate report object, at the version read. */
   private record Read(String kind, String namespace, String name, String resourceVersion) {
@@ -398,7 +393,7 @@ final class IntermediateReports {
             w.subject().name(),
             settings.adoptionGrace());
         if (delete(key, Read.of(w.object()))) {
-          metrics.intermediateReportExpired();
+          metrics.inputObjectExpired();
         }
       }
     }
@@ -518,7 +513,7 @@ final class IntermediateReports {
     }
     for (var e : List.copyOf(merged.entrySet())) {
       if (delete(e.getKey(), e.getValue())) {
-        metrics.intermediateReportDeleted();
+        metrics.inputObjectDeleted();
         unmerge(e.getKey());
       }
     }
@@ -531,7 +526,7 @@ final class IntermediateReports {
   }
 
   private void report() {
-    metrics.intermediateReportsWaiting(waitingCount());
+    metrics.inputObjectsWaiting(waitingCount());
   }
 
   /**
@@ -548,8 +543,8 @@ final class IntermediateReports {
               UnparsedDelete.delete(
                   client,
                   KyvernoCodec.CLUSTER_EPHEMERAL_REPORT.equals(read.kind())
-                      ? KyvernoReportsInput.CLUSTER_EPHEMERAL
-                      : KyvernoReportsInput.EPHEMERAL,
+                      ? KyvernoReports.CLUSTER_EPHEMERAL
+                      : KyvernoReports.EPHEMERAL,
                   read.namespace(),
                   read.name(),
                   read.resourceVersion()));
@@ -600,7 +595,7 @@ final class IntermediateReports {
     Map<String, String> labels =
         object.getMetadata().getLabels() == null ? Map.of() : object.getMetadata().getLabels();
     String plural;
-    String gvr = labels.get(GVR_LABEL);
+    String gvr = labels.get(KyvernoCodec.GVR_LABEL);
     if (gvr != null && !gvr.isEmpty()) {
       int dot = gvr.indexOf('.');
       plural = dot < 0 ? null : gvr.substring(0, dot);

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.internal;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -12,7 +12,7 @@ import org.slf4j.Logger;
  * says how many were held back meanwhile. Keys are few (a kind and a purpose); past {@code
  * MAX_KEYS} the oldest counts are dropped, never a line's first occurrence. Not thread-safe.
  */
-final class RateLimitedLog {
+public final class RateLimitedLog {
   private static final int MAX_KEYS = 1000;
 
   private record Seen(Instant last, int heldBack) {}
@@ -22,14 +22,14 @@ final class RateLimitedLog {
   private final Duration interval;
   private final Map<String, Seen> seen = new HashMap<>();
 
-  RateLimitedLog(Logger log, Clock clock, Duration interval) {
+  public RateLimitedLog(Logger log, Clock clock, Duration interval) {
     this.log = log;
     this.clock = clock;
     this.interval = interval;
   }
 
   /** Logs {@code format} at WARN unless a line of {@code key} was logged within the interval. */
-  void warn(String key, String format, Object... args) {
+  public void warn(String key, String format, Object... args) {
     Instant now = clock.instant();
     Seen s = seen.get(key);
     if (s != null && Duration.between(s.last(), now).compareTo(interval) < 0) {

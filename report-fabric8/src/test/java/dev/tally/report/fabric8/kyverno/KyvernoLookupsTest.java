@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.kyverno;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,8 +8,15 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.ApiBudget;
+import dev.tally.report.fabric8.ControllerFixture;
+import dev.tally.report.fabric8.CountingMetrics;
+import dev.tally.report.fabric8.MockCluster;
+import dev.tally.report.fabric8.RealKyvernoTest;
+import dev.tally.report.fabric8.RealServer;
+import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.VirtualTime;
 import dev.tally.report.fabric8.internal.ApiCalls;
-import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Status;
@@ -308,7 +315,7 @@ class KyvernoLookupsTest {
                 "require-labels",
                 List.of(
                     RealKyvernoTest.result("require-labels", "check", "fail", 1_900_000_000L))));
-    report.getMetadata().getLabels().put(IntermediateReports.GVR_LABEL, gvr);
+    report.getMetadata().getLabels().put(KyvernoCodec.GVR_LABEL, gvr);
     report.getMetadata().setResourceVersion("7");
     return report;
   }

@@ -1,6 +1,7 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.kyverno;
 
 import dev.tally.report.api.Liveness;
+import dev.tally.report.fabric8.input.LivenessWatch;
 import dev.tally.report.merge.kyverno.KyvernoPolicies;
 import dev.tally.report.merge.kyverno.KyvernoPolicies.Kind;
 import dev.tally.report.merge.kyverno.KyvernoPolicies.Policy;
@@ -40,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * <p>The consumer is called from the thread that calls {@code start} (the first answer) and from
  * informer threads, one call at a time, in the order the answers were computed.
  */
-final class KyvernoPolicyWatch implements AutoCloseable {
+final class KyvernoPolicyWatch implements LivenessWatch {
   private static final Logger LOG = LoggerFactory.getLogger(KyvernoPolicyWatch.class);
 
   private final KubernetesClient client;
@@ -67,7 +68,8 @@ final class KyvernoPolicyWatch implements AutoCloseable {
    * @throws TimeoutException if an informer has not synced within {@code syncTimeout}; the watch is
    *     closed then
    */
-  void start(Duration syncTimeout) throws InterruptedException, TimeoutException {
+  @Override
+  public void start(Duration syncTimeout) throws InterruptedException, TimeoutException {
     Objects.requireNonNull(syncTimeout, "syncTimeout");
     synchronized (lock) {
       if (closed || !watched.isEmpty() || synced) {
@@ -200,6 +202,11 @@ final class KyvernoPolicyWatch implements AutoCloseable {
       last = next;
       onChange.accept(next);
     }
+  }
+
+  @Override
+  public String what() {
+    return "Kyverno's policies";
   }
 
   /** Stops the informers; no answer is handed on after this returns. */

@@ -1,0 +1,101 @@
+package dev.tally.report.fabric8.input;
+
+import dev.tally.report.api.AggregatorConfig;
+import dev.tally.report.api.Liveness;
+import dev.tally.report.fabric8.RequestFailedException;
+import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.internal.PagedList;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * What an {@link dev.tally.report.fabric8.AggregatorController} reads: the kinds it watches and
+ * lists ({@link #kinds}), what one object states ({@link #decode}, where a mapping in a pure module
+ * decides), what becomes of the objects around the merge ({@link #lifecycle}) and which policies
+ * are live ({@link #livenessWatch}). Reading only: what an object means is decided by report-merge
+ * or the input's own pure mapping, never here.
+ *
+ * <p>An input also ships what a cluster admin needs to run it: the RBAC rules of the kinds it reads
+ * (deploy/ and the chart, one file per input) and the metrics it feeds ({@link
+ * dev.tally.report.fabric8.TallyMetrics}'s input-neutral callbacks). docs/DESIGN.md, "Inputs", says
+ * how to add one.
+ */
+public interface ReportInput {
+  /** A short name for logs and messages: {@code partial-reports}, {@code kyverno}. */
+  String name();
+
+  /** The kinds read; the first is the one {@link #checkAccess} lists. */
+  List<InputKind> kinds(KubernetesClient client);
+
+  /**
+   * What {@code object}, one of the kinds read, states.
+   *
+   * @throws dev.tally.report.api.InvalidReportException naming the field at fault
+   */
+  Statement decode(HasMetadata object);
+
+  /**
+   * What happens to the objects around the merge, made once per controller; {@link
+   * InputLifecycle#NONE} by default.
+   */
+  default InputLifecycle lifecycle(InputContext context) {
+    return InputLifecycle.NONE;
+  }
+
+  /**
+   * A watch on which policies are live, made once per controller; answers go to {@code live}. None
+   * by default: every policy is live.
+   */
+  default Optional<LivenessWatch> livenessWatch(KubernetesClient client, Consumer<Liveness> live) {
+    return Optional.empty();
+  }
+
+  /**
+   * Refuses an aggregator this input cannot feed (say, a lifecycle that needs a layout).
+   *
+   * @throws IllegalArgumentException naming what is wrong
+   */
+  default void checkAggregator(AggregatorConfig config) {}
+
+  /**
+   * Makes, once, a LIST of one object of the first kind read.
+   *
+   * @throws RequestFailedException naming the LIST, if it failed for good
+   */
+  default void checkAccess(KubernetesClient client, ApiCalls calls) {
+    InputKind first = kinds(client).get(0);
+    String what = "list " + first.plural();
+    try {
+      calls.call(what, () -> first.page().apply(new ListOptionsBuilder().withLimit(1L).build()));
+    } catch (KubernetesClientException e) {
+      throw new RequestFailedException(what, e);
+    }
+  }
+
+  /** Informers on every kind read; not started. */
+  default List<SharedIndexInformer<? extends HasMetadata>> informers(KubernetesClient client) {
+    return kinds(client).stream()
+        .<SharedIndexInformer<? extends HasMetadata>>map(k -> k.informer().get())
+        .toList();
+  }
+
+  /**
+   * Every object of the kinds read, listed afresh and paged.
+   *
+   * @throws KubernetesClientException if a LIST failed
+   */
+  default List<HasMetadata> listAll(KubernetesClient client, ApiCalls calls) {
+    List<HasMetadata> listed = new ArrayList<>();
+    for (InputKind kind : kinds(client)) {
+      listed.addAll(PagedList.<HasMetadata>all(calls, "list " + kind.plural(), kind.page()));
+    }
+    return listed;
+  }
+}
