@@ -9,8 +9,8 @@ import java.util.function.Supplier;
 /** Counts what the adapter reports, for assertions. */
 public final class CountingMetrics implements TallyMetrics {
   final Map<String, Integer> writes = new ConcurrentHashMap<>();
-  final Map<String, Integer> rejected = new ConcurrentHashMap<>();
-  volatile int applied;
+  public final Map<String, Integer> rejected = new ConcurrentHashMap<>();
+  public volatile int applied;
   volatile int conflicts;
   volatile int retries;
   volatile int suppressed;
@@ -64,7 +64,7 @@ public final class CountingMetrics implements TallyMetrics {
     resyncs++;
   }
 
-  int totalWrites() {
+  public int totalWrites() {
     return writes.values().stream().mapToInt(Integer::intValue).sum();
   }
 

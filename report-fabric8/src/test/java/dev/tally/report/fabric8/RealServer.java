@@ -39,7 +39,7 @@ public final class RealServer {
           "openreports.io_clusterreports.v1alpha1.yaml");
 
   /** Creates (once per control plane) the official CRDs and Tally's, and waits until served. */
-  static synchronized void installCrds(KubernetesClient admin) {
+  public static synchronized void installCrds(KubernetesClient admin) {
     List<CustomResourceDefinition> crds = new ArrayList<>(TallyResources.crds());
     for (String file : OFFICIAL_CRDS) {
       crds.add(Serialization.unmarshal(TestResources.crd(file), CustomResourceDefinition.class));
