@@ -18,20 +18,16 @@ import dev.tally.report.merge.audit.ShardPlanner;
 import dev.tally.report.merge.audit.UnitBackoff;
 import dev.tally.report.merge.audit.UnitCatalog;
 import dev.tally.report.merge.audit.UnitRetries;
-import dev.tally.report.merge.audit.UnitStatus;
-import dev.tally.report.merge.audit.WorkUnit;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -59,39 +55,31 @@ import org.slf4j.LoggerFactory;
  * <p>All members share one {@link AuditBudget}: each uses {@code budget / live members}, so more
  * replicas never mean more API load. Time comes from the injected clock; {@link #tick()} is
  * synchronous, and {@link #start} runs it periodically on the caller's executor.
+ *
+ * <p>This class decides each step and holds the configuration ({@link Builder}); it is split along
+ * the line between deciding a step and carrying it out: {@code MemberRun} keeps this member's
+ * record of the run and does its units, {@code MemberBudget} paces its requests by its share of the
+ * budget.
  */
 public final class AuditMember implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AuditMember.class);
 
   private final String member;
   private final List<AuditTarget> targets;
-  private final Map<String, AuditTarget> targetsByKind;
-  private final AuditBudget globalBudget;
   private final Duration interval;
+  private final Duration planningDelay;
   private final Clock clock;
-  private final int staleAfterAttempts;
-  private final UnitBackoff unitBackoff;
-  private final Random random;
   private final ShardPlanner planner;
-  private final LongSupplier ticker;
-  private final Sleeper sleeper;
-  private final ApiCalls calls;
-  private volatile AuditBudget share;
+  private final MemberBudget budget;
   private final LeaseMembership membership;
-  private final MemberStatusStore statuses;
   private final RunManifestStore manifests;
   private final ClusterCensus census;
   private final UnitAuditor auditor;
-  private final StaleMarker staleMarker;
+  private final MemberRun work;
 
   private final Object lock = new Object();
-  private @Nullable RunManifest run;
-  private RunLedger mine = RunLedger.empty(new RunId(0, "0000000000000000"));
-  private RunLedger lastLedger = mine;
-  private UnitRetries retries = UnitRetries.none();
   private @Nullable ScheduledFuture<?> scheduled;
   private @Nullable Instant joinedAt;
-  private final Duration planningDelay;
 
   /** What one {@link #tick()} did. */
   public enum Step {
@@ -123,33 +111,20 @@ public final class AuditMember implements AutoCloseable {
       throw new IllegalArgumentException("an audit needs the policies it audits (its coverage)");
     }
     this.targets = List.copyOf(b.targets);
-    Map<String, AuditTarget> byKind = new LinkedHashMap<>();
-    for (AuditTarget t : targets) {
-      if (byKind.put(WorkUnit.ofKind(t.gvk(), 1).id(), t) != null) {
-        throw new IllegalArgumentException("target " + t.gvk() + " appears twice");
-      }
-    }
-    this.targetsByKind = byKind;
-    this.globalBudget = b.groupBudget;
+    Map<String, AuditTarget> targetsByKind = MemberRun.byKind(targets);
     this.interval = b.interval;
     this.planningDelay = b.planningDelay != null ? b.planningDelay : b.leaseDuration;
     this.clock = b.clock;
-    this.staleAfterAttempts = b.staleAfterAttempts;
-    this.unitBackoff = b.unitBackoff;
-    this.random = new Random(w.seed());
     this.planner = new ShardPlanner(b.epsilon);
-    this.ticker =
-        b.nanoTicker != null
-            ? b.nanoTicker
-            : () -> {
-              Instant now = b.clock.instant();
-              return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-            };
-    this.sleeper = w.sleeper();
-    this.share = b.groupBudget;
-    this.calls =
-        new ApiCalls(
-            budgetOf(b.groupBudget), w.retryPolicy(), new Random(w.seed()), sleeper, w.metrics());
+    this.budget =
+        new MemberBudget(
+            b.groupBudget,
+            b.nanoTicker != null ? b.nanoTicker : MemberBudget.tickerOf(b.clock),
+            w.sleeper(),
+            w.retryPolicy(),
+            w.seed(),
+            w.metrics());
+    ApiCalls calls = budget.calls();
     KubernetesClient client = w.client();
     this.membership =
         new LeaseMembership(
@@ -161,7 +136,6 @@ public final class AuditMember implements AutoCloseable {
             b.leaseDuration,
             b.leaseDuration.multipliedBy(3),
             clock);
-    this.statuses = new MemberStatusStore(client, calls, b.namespace, group);
     this.manifests = new RunManifestStore(client, calls, b.namespace, group, planner);
     this.census = new ClusterCensus(client, calls);
     this.auditor =
@@ -176,7 +150,18 @@ public final class AuditMember implements AutoCloseable {
             group,
             3,
             b.publishTimeout);
-    this.staleMarker = new StaleMarker(client, calls);
+    this.work =
+        new MemberRun(
+            member,
+            targetsByKind,
+            new MemberStatusStore(client, calls, b.namespace, group),
+            manifests,
+            auditor,
+            new StaleMarker(client, calls),
+            clock,
+            b.unitBackoff,
+            b.staleAfterAttempts,
+            new Random(w.seed()));
   }
 
   public static Builder builder(KubernetesClient client) {
@@ -200,9 +185,8 @@ public final class AuditMember implements AutoCloseable {
     synchronized (lock) {
       membership.renew();
       List<String> live = AuditMembers.liveWithSelf(membership.live(), member);
-      useShare(globalBudget.share(live.size()));
+      budget.follow(live.size());
       long epoch = RunId.epochOf(clock.instant(), interval);
-      List<String> planMembers = live;
       Instant now = clock.instant();
       // plan only after a lease duration in the group, so replicas starting together are all in
       // the plan rather than left to pick up orphans
@@ -214,26 +198,22 @@ public final class AuditMember implements AutoCloseable {
               () ->
                   planner.plan(
                       UnitCatalog.unitsAsCounted(
-                          census.take(targets, planMembers.size(), planner.epsilon())),
-                      planMembers));
+                          census.take(targets, live.size(), planner.epsilon())),
+                      live));
       if (found.isEmpty()) {
         return Step.IDLE;
       }
       RunManifest current = found.get();
-      if (run == null || !run.runId().equals(current.runId())) {
-        startRun(current, live);
-      }
-      RunLedger ledger = statuses.read(current.runId()).merge(mine);
-      lastLedger = ledger;
+      work.follow(current, live);
+      RunLedger ledger = work.merge(current);
       if (ledger.isComplete(current.plan())) {
         return Step.COMPLETE;
       }
-      Optional<UnitRetries.Next> next =
-          retries.next(planner, current.plan(), ledger, live, member, now);
+      Optional<UnitRetries.Next> next = work.next(planner, current, ledger, live, now);
       if (next.isEmpty()) {
         return Step.IDLE;
       }
-      return auditUnit(current, next.get().unit(), next.get().attempt());
+      return work.audit(current, next.get().unit(), next.get().attempt());
     }
   }
 
@@ -244,90 +224,30 @@ public final class AuditMember implements AutoCloseable {
     return joinedAt;
   }
 
-  private Step auditUnit(RunManifest current, WorkUnit unit, int attempt) {
-    String id = unit.id();
-    mine = mine.with(id, UnitStatus.pending(member, attempt));
-    statuses.write(member, mine);
-    AuditTarget target = targetsByKind.get(WorkUnit.ofKind(unit.gvk(), 1).id());
-    if (target == null) {
-      fail(unit, attempt, "no target for kind " + unit.gvk() + " in this member's settings");
-      return Step.FAILED;
-    }
-    try {
-      long objects = auditor.audit(unit, target, current.runId().epoch());
-      mine = mine.with(id, UnitStatus.done(member, attempt, objects));
-      statuses.write(member, mine);
-      retries = retries.succeeded(id);
-      LOG.debug("{} audited {} ({} objects)", member, id, objects);
-      return Step.AUDITED;
-    } catch (UnitAuditFailure f) {
-      if (fail(unit, attempt, f.getMessage()).turnedStale()) {
-        staleMarker.mark(
-            unit, target, auditor.producer(), UnitStatus.failureReason(f.getMessage()));
-      }
-      return Step.FAILED;
-    }
-  }
-
-  /** Records a failed attempt; {@link UnitRetries#failed} says when to retry and if it is stale. */
-  private UnitRetries.Failure fail(WorkUnit unit, int attempt, @Nullable String reason) {
-    String why = UnitStatus.failureReason(reason);
-    mine = mine.with(unit.id(), UnitStatus.failed(member, attempt, why));
-    statuses.write(member, mine);
-    UnitRetries.Failure failure =
-        retries.failed(unit.id(), clock.instant(), unitBackoff, staleAfterAttempts, random);
-    retries = failure.retries();
-    LOG.warn("{} failed to audit {} (attempt {}): {}", member, unit.id(), attempt, why);
-    return failure;
-  }
-
-  private void startRun(RunManifest current, List<String> live) {
-    LOG.info("{} joins run {} with {} live members", member, current.runId(), live.size());
-    run = current;
-    mine = RunLedger.empty(current.runId());
-    retries = UnitRetries.none();
-    manifests.cleanUpBefore(current.runId().epoch() - 1);
-    statuses.cleanUp(current.runId(), new TreeSet<>(live));
-  }
-
   /** The ledger as this member last merged it. */
   public RunLedger ledger() {
     synchronized (lock) {
-      return lastLedger;
+      return work.lastLedger();
     }
   }
 
   /** Whether the run this member is in was complete at its last tick. */
   public boolean runComplete() {
     synchronized (lock) {
-      return run != null && lastLedger.isComplete(run.plan());
+      return work.complete();
     }
   }
 
   /** The current run's id, once the member has joined one. */
   public Optional<RunId> runId() {
     synchronized (lock) {
-      return run == null ? Optional.empty() : Optional.of(run.runId());
+      return work.runId();
     }
   }
 
   /** This member's current share of the group's API budget. */
   public AuditBudget budgetShare() {
-    return share;
-  }
-
-  /** Switches to a new share of the group's budget, as when the membership changed. */
-  private void useShare(AuditBudget newShare) {
-    if (!newShare.equals(share)) {
-      LOG.info("audit budget share now {} qps, burst {}", newShare.qps(), newShare.burst());
-      share = newShare;
-      calls.useBudget(budgetOf(newShare));
-    }
-  }
-
-  /** A fresh token bucket at the rate of {@code budget}. */
-  private ApiBudget budgetOf(AuditBudget budget) {
-    return new ApiBudget(budget.qps(), budget.burst(), ticker, sleeper);
+    return budget.share();
   }
 
   /** Runs {@link #tick()} every {@code period} on {@code executor} until {@link #close()}. */
