@@ -1,0 +1,154 @@
+package dev.tally.aggregator;
+
+import dev.tally.aggregator.Options.UsageException;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One input the aggregator can read, as {@code --input} offers it: its name and help, the flags
+ * that apply only with it, and the settings it makes of them. {@link Options#INPUTS} lists the
+ * inputs; this class also holds {@code --input} itself and the choice among them.
+ *
+ * <p>Split out of {@link Options}, which assembles the groups of flags, along the groups' lines:
+ * the input flags (until then the Kyverno input's alone) are this class and its subclasses.
+ *
+ * @param <S> the settings an input makes of its flags, handed to the controller
+ */
+abstract class InputOption<S> {
+  /** Tally's own partial reports: the input without flags or settings of its own. */
+  static final InputOption<Tally> TALLY =
+      new InputOption<>("tally", "Tally's PartialReports") {
+        @Override
+        Tally read(FlagValues v) {
+          return Tally.INPUT;
+        }
+      };
+
+  /** The settings of {@link #TALLY}: none. */
+  enum Tally {
+    INPUT
+  }
+
+  private final String name;
+  private final String help;
+
+  /**
+   * @param name what {@code --input} takes
+   * @param help what the input is, for the help of {@code --input}
+   */
+  InputOption(String name, String help) {
+    this.name = name;
+    this.help = help;
+  }
+
+  final String name() {
+    return name;
+  }
+
+  /** The flags that apply only with this input, listed in the usage text after {@code --input}. */
+  List<Flag> flags() {
+    return List.of();
+  }
+
+  /** This input's caps, flags that apply only with it, listed in the usage text among the caps. */
+  List<Flag> capFlags() {
+    return List.of();
+  }
+
+  /** The grouping name when {@code --grouping} is not given. */
+  String defaultGrouping() {
+    return "per-namespace";
+  }
+
+  /**
+   * Reads this input's flags. It reads them through a refusing view when another input is chosen,
+   * so the first of its flags that is given is refused: read each flag alike whatever its value.
+   *
+   * @throws UsageException for a value a flag does not take
+   */
+  abstract S read(FlagValues v);
+
+  /**
+   * Checks that this input's settings can go with the grouping {@code --grouping} chose.
+   *
+   * @throws UsageException naming {@code --grouping} if not
+   */
+  void checkGrouping(S settings, String groupingName) {}
+
+  /** The input chosen and its settings. */
+  record Chosen<S>(InputOption<S> input, S settings) {
+    /** The settings of {@code input} if it is the one chosen, else null. */
+    <T> @Nullable T settingsOf(InputOption<T> input) {
+      @SuppressWarnings("unchecked") // the same input, so the same type of settings
+      T same = this.input == input ? (T) settings : null;
+      return same;
+    }
+
+    /** The chosen input's check of the grouping. */
+    void checkGrouping(String groupingName) {
+      input.checkGrouping(settings, groupingName);
+    }
+  }
+
+  /** {@code --input}: its help names each of {@code inputs}, the first as the default. */
+  static Flag flag(List<InputOption<?>> inputs) {
+    List<String> each = new ArrayList<>();
+    for (InputOption<?> input : inputs) {
+      each.add(
+          input.name + " (" + input.help + (input == inputs.get(0) ? ", the default" : "") + ")");
+    }
+    return Flag.of("--input", "NAME", "what is aggregated: " + either(each));
+  }
+
+  /** {@code --input} followed by each input's own flags, as the usage text lists them. */
+  static List<Flag> flags(List<InputOption<?>> inputs) {
+    List<Flag> flags = new ArrayList<>();
+    flags.add(flag(inputs));
+    inputs.forEach(input -> flags.addAll(input.flags()));
+    return flags;
+  }
+
+  /** Every input's caps, as the usage text lists them. */
+  static List<Flag> capFlags(List<InputOption<?>> inputs) {
+    return inputs.stream().flatMap(input -> input.capFlags().stream()).toList();
+  }
+
+  /**
+   * Reads {@code --input} (the first of {@code inputs} by default) and the chosen input's flags;
+   * the flags of the others are refused, as applying only with their own input.
+   */
+  static Chosen<?> choose(List<InputOption<?>> inputs, FlagValues v) {
+    String name = v.getOrDefault("--input", inputs.get(0).name);
+    InputOption<?> chosen =
+        inputs.stream()
+            .filter(input -> input.name.equals(name))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new UsageException(
+                        "--input",
+                        "unknown input '"
+                            + name
+                            + "', expected "
+                            + either(inputs.stream().map(InputOption::name).toList())));
+    for (InputOption<?> other : inputs) {
+      if (other != chosen) {
+        other.read(v.refusing("applies only with --input " + other.name));
+      }
+    }
+    return chosen.chosen(v);
+  }
+
+  private Chosen<S> chosen(FlagValues v) {
+    return new Chosen<>(this, read(v));
+  }
+
+  /** {@code a}, {@code a or b}, {@code a, b or c}. */
+  private static String either(List<String> items) {
+    int last = items.size() - 1;
+    return last == 0
+        ? items.get(0)
+        : String.join(", ", items.subList(0, last)) + " or " + items.get(last);
+  }
+}
