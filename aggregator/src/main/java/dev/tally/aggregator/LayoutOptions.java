@@ -3,6 +3,7 @@ package dev.tally.aggregator;
 import dev.tally.aggregator.Options.UsageException;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.ReportFormat;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +46,7 @@ record LayoutOptions(
     byName.put("per-namespace-and-policy", Grouping.perNamespaceAndPolicy());
     byName.put("per-subject", Grouping.perSubject());
     byName.put("kyverno", Grouping.kyvernoPerResource());
-    return java.util.Collections.unmodifiableMap(byName);
+    return Collections.unmodifiableMap(byName);
   }
 
   /** Reads the flags; the grouping's default and its check are the chosen {@code input}'s. */
