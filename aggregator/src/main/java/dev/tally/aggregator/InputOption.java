@@ -1,8 +1,11 @@
 package dev.tally.aggregator;
 
 import dev.tally.aggregator.Options.UsageException;
+import dev.tally.report.fabric8.input.ReportInput;
+import dev.tally.report.fabric8.partials.PartialReportsInput;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,21 +16,21 @@ import org.jspecify.annotations.Nullable;
  * <p>Split out of {@link Options}, which assembles the groups of flags, along the groups' lines:
  * the input flags (until then the Kyverno input's alone) are this class and its subclasses.
  *
- * @param <S> the settings an input makes of its flags, handed to the controller
+ * @param <S> the input an input option makes of its flags, handed to the controller
  */
-abstract class InputOption<S> {
-  /** Tally's own partial reports: the input without flags or settings of its own. */
-  static final InputOption<Tally> TALLY =
-      new InputOption<>("tally", "Tally's PartialReports") {
-        @Override
-        Tally read(FlagValues v) {
-          return Tally.INPUT;
-        }
-      };
+abstract class InputOption<S extends ReportInput> {
+  /** Tally's own partial reports: the input without flags of its own. */
+  static final InputOption<PartialReportsInput> TALLY =
+      of("tally", "Tally's PartialReports", PartialReportsInput::new);
 
-  /** The settings of {@link #TALLY}: none. */
-  enum Tally {
-    INPUT
+  /** An input without flags of its own: {@code make} makes it. */
+  static <S extends ReportInput> InputOption<S> of(String name, String help, Supplier<S> make) {
+    return new InputOption<>(name, help) {
+      @Override
+      S read(FlagValues v) {
+        return make.get();
+      }
+    };
   }
 
   private final String name;
@@ -76,13 +79,20 @@ abstract class InputOption<S> {
    */
   void checkGrouping(S settings, String groupingName) {}
 
-  /** The input chosen and its settings. */
-  record Chosen<S>(InputOption<S> input, S settings) {
+  /** The input chosen and what it made of its flags. */
+  record Chosen<S extends ReportInput>(InputOption<S> input, S settings) {
     /** The settings of {@code input} if it is the one chosen, else null. */
-    <T> @Nullable T settingsOf(InputOption<T> input) {
+    <T extends ReportInput> @Nullable T settingsOf(InputOption<T> input) {
       @SuppressWarnings("unchecked") // the same input, so the same type of settings
       T same = this.input == input ? (T) settings : null;
       return same;
+    }
+
+    /** For the log: the input's name, and what its flags made when it has flags. */
+    String describe() {
+      return input.flags().isEmpty() && input.capFlags().isEmpty()
+          ? input.name()
+          : input.name() + " (" + settings + ")";
     }
 
     /** The chosen input's check of the grouping. */

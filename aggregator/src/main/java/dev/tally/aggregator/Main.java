@@ -145,9 +145,7 @@ public final class Main {
             .stallBound(options.stallBound)
             .maxRefusedCopies(options.maxRefusedCopiesPerNamespace, options.maxRefusedCopies)
             .serverSideApply(options.serverSideApply);
-    if (options.kyverno != null) {
-      builder.input(options.kyverno);
-    }
+    builder.input(options.reportInput);
     if (election != null) {
       builder.leaderElection(election);
     }
@@ -197,7 +195,7 @@ public final class Main {
         "starting against {} (TLS suites {}): input {}, grouping {}, format {}, {}",
         server,
         cipherOrder.describe(),
-        options.kyverno == null ? "tally" : "kyverno (" + options.kyverno + ")",
+        options.inputDescription,
         options.groupingName,
         options.format.name().toLowerCase(java.util.Locale.ROOT),
         election == null

@@ -3,6 +3,7 @@ package dev.tally.aggregator;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.InputCaps;
 import dev.tally.report.api.ReportFormat;
+import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,6 +58,13 @@ public final class Options {
   final @Nullable String context;
   final InputOption<?> input;
   final @Nullable KyvernoInput kyverno;
+
+  /** What the controller reads, as the chosen input made it of its flags. */
+  final ReportInput reportInput;
+
+  /** The chosen input, for the log: its name, and its settings when it has flags. */
+  final String inputDescription;
+
   final String groupingName;
   final Grouping grouping;
   final ReportFormat format;
@@ -93,6 +101,8 @@ public final class Options {
     InputOption.Chosen<?> chosen = InputOption.choose(INPUTS, v);
     input = chosen.input();
     kyverno = chosen.settingsOf(KyvernoInputOption.INPUT);
+    reportInput = chosen.settings();
+    inputDescription = chosen.describe();
     LayoutOptions layout = LayoutOptions.parse(v, chosen);
     groupingName = layout.groupingName();
     grouping = layout.grouping();
