@@ -5,6 +5,7 @@ import dev.tally.report.api.InputCaps;
 import dev.tally.report.api.ReportFormat;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
+import dev.tally.report.fabric8.trivy.TrivyInput;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -30,7 +31,11 @@ public final class Options {
    * The inputs {@code --input} chooses from, the first the default: where an input is added, one
    * line each (an {@link InputOption}: its name, its flags, the settings it makes of them).
    */
-  static final List<InputOption<?>> INPUTS = List.of(InputOption.TALLY, KyvernoInputOption.INPUT);
+  static final List<InputOption<?>> INPUTS =
+      List.of(
+          InputOption.TALLY,
+          KyvernoInputOption.INPUT,
+          InputOption.of("trivy", "trivy-operator's ConfigAuditReports", TrivyInput::new));
 
   private static final Flag HELP = Flag.bool("--help", "print this text and exit");
 

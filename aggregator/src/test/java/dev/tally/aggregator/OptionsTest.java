@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.tally.report.api.ReportFormat;
 import dev.tally.report.api.ReportLayout;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
+import dev.tally.report.fabric8.trivy.TrivyInput;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,6 +96,14 @@ class OptionsTest {
   }
 
   @Test
+  void trivyInputReadsConfigAuditReportsPerNamespaceByDefault() {
+    Options o = Options.parse("--input", "trivy");
+    assertThat(o.reportInput).isInstanceOf(TrivyInput.class);
+    assertThat(o.groupingName).isEqualTo("per-namespace");
+    assertThat(o.kyverno).isNull();
+  }
+
+  @Test
   void kyvernoInputDeletesMergedReportsAndWritesKyvernosLayoutByDefault() {
     Options o = Options.parse("--input", "kyverno");
     assertThat(o.kyverno).isNotNull();
@@ -117,7 +126,7 @@ class OptionsTest {
   @Test
   void kyvernoFlagsAreRefusedNamingTheFlagAndTheReason() {
     assertThat(refusal("--input", "gatekeeper"))
-        .isEqualTo("--input: unknown input 'gatekeeper', expected tally or kyverno");
+        .isEqualTo("--input: unknown input 'gatekeeper', expected tally, kyverno or trivy");
     assertThat(refusal("--intermediate-reports", "keep"))
         .isEqualTo("--intermediate-reports: applies only with --input kyverno");
     assertThat(refusal("--adoption-grace", "1m"))

@@ -3,6 +3,7 @@ package dev.tally.aggregator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.fabric8.TallyResources;
+import dev.tally.report.fabric8.trivy.TrivyInput;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,12 +19,16 @@ import org.junit.jupiter.api.Test;
  * brings it up to date. deploy/ is the chart rendered (ChartIT checks that with real Helm).
  */
 class ChartFilesTest {
+  private static final String TRIVY_RBAC = "META-INF/tally/rbac/trivy-aggregator.yaml";
+
   static final Map<String, String> COPIES =
       Map.of(
           "crds/partialreports.tally.dev.yaml", TallyResources.PARTIAL_REPORT_CRD,
           "crds/clusterpartialreports.tally.dev.yaml", TallyResources.CLUSTER_PARTIAL_REPORT_CRD,
           "files/rbac/clusterroles.yaml", TallyResources.RBAC,
-          "files/rbac/kyverno-aggregator.yaml", TallyResources.KYVERNO_RBAC);
+          "files/rbac/kyverno-aggregator.yaml", TallyResources.KYVERNO_RBAC,
+          "files/rbac/trivy-aggregator.yaml", TRIVY_RBAC);
+
 
   static Path deployDir() {
     return Path.of(System.getProperty("tally.deploy.dir", "../deploy"))
@@ -39,10 +44,16 @@ class ChartFilesTest {
   void theChartsCopiesAreTheManifestsTheLibraryShips() throws IOException {
     Map<String, String> shipped =
         Map.of(
-            TallyResources.PARTIAL_REPORT_CRD, TallyResources.partialReportCrdYaml(),
-            TallyResources.CLUSTER_PARTIAL_REPORT_CRD, TallyResources.clusterPartialReportCrdYaml(),
-            TallyResources.RBAC, TallyResources.rbacYaml(),
-            TallyResources.KYVERNO_RBAC, TallyResources.kyvernoRbacYaml());
+            TallyResources.PARTIAL_REPORT_CRD,
+            TallyResources.partialReportCrdYaml(),
+            TallyResources.CLUSTER_PARTIAL_REPORT_CRD,
+            TallyResources.clusterPartialReportCrdYaml(),
+            TallyResources.RBAC,
+            TallyResources.rbacYaml(),
+            TallyResources.KYVERNO_RBAC,
+            TallyResources.kyvernoRbacYaml(),
+            TRIVY_RBAC,
+            TrivyInput.rbacYaml());
     for (var copy : COPIES.entrySet()) {
       Path file = chartDir().resolve(copy.getKey());
       String source = "report-fabric8/src/main/resources/" + copy.getValue();
