@@ -21,7 +21,6 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -62,17 +61,13 @@ public final class AggregatorController implements AutoCloseable {
   private final PartialReportFeed feed;
   private final InputLifecycle lifecycle;
   private final @Nullable LivenessWatch policies;
-  private final LongSupplier nanoTicker;
-  private final Duration stallBound;
+  private final StallRule stalls;
   private final FreshnessTracker freshness;
   private final CompletableFuture<Void> failure = new CompletableFuture<>();
 
   private volatile boolean leading;
   private volatile boolean closed;
   private volatile boolean started;
-
-  /** When the periodic resync last ran (or the controller started). */
-  private volatile long periodicRanAt;
 
   private AggregatorController(Builder b) {
     this.aggregators = Objects.requireNonNull(b.aggregators, "aggregator");
@@ -81,14 +76,12 @@ public final class AggregatorController implements AutoCloseable {
     this.clock = b.clock;
     this.resyncPeriod = b.resyncPeriod;
     this.syncTimeout = b.syncTimeout;
-    this.nanoTicker = b.nanoTicker;
-    this.stallBound = b.stallBound;
-    this.periodicRanAt = b.nanoTicker.getAsLong();
     this.freshness = new FreshnessTracker(b.nanoTicker);
     b.metrics.freshness(this::freshness);
     ApiCalls calls = b.calls(random);
     // the thread and the ledger call the scheduler back, which needs both: through this
     this.thread = new AggregatorThread(this::taskFailed, this::fatal, b.nanoTicker);
+    this.stalls = new StallRule(thread, b.stallBound, b.resyncPeriod, b.nanoTicker);
     calls.onProgress(thread::progress);
     ReportInput input = b.input;
     RefusedCopies copies = new RefusedCopies(b.maxRefusedCopiesPerNamespace, b.maxRefusedCopies);
@@ -182,7 +175,7 @@ public final class AggregatorController implements AutoCloseable {
       elector.checkAccess();
     }
     feed.checkAccess();
-    periodicRanAt = nanoTicker.getAsLong();
+    stalls.periodicRan();
     started = true;
     if (policies != null) {
       startPolicyWatch(policies);
@@ -239,38 +232,12 @@ public final class AggregatorController implements AutoCloseable {
    * Why the aggregator thread or its periodic work is not alive, or empty while it is: the thread
    * stopped after an {@link Error} (see {@link #failure()}); a task on it has shown no progress (no
    * API request or backoff began, it did not end) for longer than the stall bound ({@link
-   * Builder#stallBound}); or, with a periodic resync, that resync has not run for its period plus
-   * the stall bound. A liveness probe answers from this ({@code /healthz} of {@code
+   * ControllerSettings#stallBound}); or, with a periodic resync, that resync has not run for its
+   * period plus the stall bound. A liveness probe answers from this ({@code /healthz} of {@code
    * tally-aggregator}), so that a process whose controller froze is restarted.
    */
   public Optional<String> stalled() {
-    Error fatal = thread.fatal();
-    if (fatal != null) {
-      return Optional.of("the aggregator thread stopped after " + fatal);
-    }
-    Duration stuck = thread.stalledFor();
-    if (stuck.compareTo(stallBound) > 0) {
-      return Optional.of(
-          "a task of the aggregator thread has made no progress for "
-              + stuck
-              + " (the bound is "
-              + stallBound
-              + ")");
-    }
-    if (started && !closed && !resyncPeriod.isZero()) {
-      Duration since = Duration.ofNanos(Math.max(0, nanoTicker.getAsLong() - periodicRanAt));
-      if (since.compareTo(resyncPeriod.plus(stallBound)) > 0) {
-        return Optional.of(
-            "the periodic resync has not run for "
-                + since
-                + " (its period is "
-                + resyncPeriod
-                + ", the bound "
-                + stallBound
-                + " more)");
-      }
-    }
-    return Optional.empty();
+    return stalls.stalled(started && !closed);
   }
 
   /**
@@ -389,7 +356,7 @@ public final class AggregatorController implements AutoCloseable {
    * aggregates.
    */
   private void periodicResync() {
-    periodicRanAt = nanoTicker.getAsLong();
+    stalls.periodicRan();
     ReportAggregator agg = ledger.aggregator();
     if (agg == null || !feed.running() || !leading) {
       return;
@@ -443,23 +410,14 @@ public final class AggregatorController implements AutoCloseable {
     return new Timestamp(Math.max(0, i.getEpochSecond()), i.getNano());
   }
 
-  /** Configures an {@link AggregatorController}. */
-  public static final class Builder extends ApiClientBuilder<Builder> {
+  /**
+   * Configures an {@link AggregatorController}: what it aggregates, what it reads and whether it
+   * elects a leader; how it paces, retries and bounds its work is {@link ControllerSettings}'.
+   */
+  public static final class Builder extends ControllerSettings<Builder> {
     private @Nullable Supplier<ReportAggregator> aggregators;
-    private Clock clock = Clock.systemUTC();
-    private LongSupplier nanoTicker = System::nanoTime;
-    private Duration flushWindow = Duration.ofMillis(500);
-    private Duration resyncPeriod = Duration.ofMinutes(10);
-    private Duration minResyncInterval = Duration.ofSeconds(30);
-    private Duration syncTimeout = Duration.ofSeconds(60);
-    private Duration maxClockSkew = ClockRule.DEFAULT_MAX_SKEW;
-    private Duration stallBound = Duration.ofMinutes(3);
-    private boolean serverSideApply;
-    private boolean emitEvents = true;
     private @Nullable LeaderElectionSettings election;
     private ReportInput input = new PartialReportsInput();
-    private int maxRefusedCopiesPerNamespace = RefusedCopies.DEFAULT_MAX_PER_NAMESPACE;
-    private int maxRefusedCopies = RefusedCopies.DEFAULT_MAX;
 
     private Builder(KubernetesClient client) {
       super(client);
@@ -471,104 +429,6 @@ public final class AggregatorController implements AutoCloseable {
      */
     public Builder aggregator(Supplier<ReportAggregator> aggregators) {
       this.aggregators = aggregators;
-      return this;
-    }
-
-    /** Where deletion times and tombstone expiry come from. */
-    public Builder clock(Clock clock) {
-      this.clock = clock;
-      return this;
-    }
-
-    /**
-     * Measures flush durations, the heartbeat of the aggregator thread ({@link #stallBound}), the
-     * {@link Freshness} and the Lease's renew deadline.
-     */
-    public Builder nanoTicker(LongSupplier nanoTicker) {
-      this.nanoTicker = nanoTicker;
-      return this;
-    }
-
-    /** How long to gather changes before a flush writes them; 500 ms by default. */
-    public Builder flushWindow(Duration flushWindow) {
-      this.flushWindow = flushWindow;
-      return this;
-    }
-
-    /** How often to re-read everything as a safety net; 10 minutes by default, zero for never. */
-    public Builder resyncPeriod(Duration resyncPeriod) {
-      this.resyncPeriod = resyncPeriod;
-      return this;
-    }
-
-    /**
-     * How far ahead of this process's clock an evaluation may be observed, or a result stamped; a
-     * later one is refused with an Event naming the field (docs/DESIGN.md, the clock rule). 5
-     * minutes by default.
-     */
-    public Builder maxClockSkew(Duration maxClockSkew) {
-      this.maxClockSkew = ClockRule.allowing(maxClockSkew).maxSkew();
-      return this;
-    }
-
-    /**
-     * The least time between two full resyncs (a LIST of every owned aggregate) that trouble asks
-     * for (a failed task, many failed writes); 30 seconds by default. The first resync of a term
-     * and the periodic one are not held back. Writes that meet a conflict re-read only their
-     * objects and are not resyncs.
-     */
-    public Builder minResyncInterval(Duration minResyncInterval) {
-      this.minResyncInterval = Objects.requireNonNull(minResyncInterval, "minResyncInterval");
-      return this;
-    }
-
-    /**
-     * How long a task of the aggregator thread may show no progress (no API request or backoff
-     * begins, it does not end) before {@link #stalled()} says the controller is stuck; 3 minutes by
-     * default, more than one request's worst backoff (Retry-After is honoured up to a minute).
-     * Measured on the {@link #nanoTicker}.
-     */
-    public Builder stallBound(Duration stallBound) {
-      if (stallBound.isNegative() || stallBound.isZero()) {
-        throw new IllegalArgumentException("stallBound: must be positive, was " + stallBound);
-      }
-      this.stallBound = stallBound;
-      return this;
-    }
-
-    /** How long to wait for the informers' first list. */
-    public Builder syncTimeout(Duration syncTimeout) {
-      this.syncTimeout = syncTimeout;
-      return this;
-    }
-
-    /** Write with server-side apply (field manager {@code tally}) instead of update. */
-    public Builder serverSideApply(boolean serverSideApply) {
-      this.serverSideApply = serverSideApply;
-      return this;
-    }
-
-    /** Record a Kubernetes Event on each rejected partial report; on by default. */
-    public Builder emitEvents(boolean emitEvents) {
-      this.emitEvents = emitEvents;
-      return this;
-    }
-
-    /**
-     * Caps on what the informers hold of the objects refused (docs/DESIGN.md, section 9, "Caps"):
-     * each is held as its identity alone (a stripped copy, at most about 2 KiB), at most {@code
-     * perNamespace} of them in one namespace and {@code total} in all (1,000 and 20,000 by
-     * default). Past a cap nothing is held for a refused object (a Warning Event {@code NotHeld}
-     * naming the cap, {@link TallyMetrics#capacityReached}); its deletion is then seen by the next
-     * periodic re-list.
-     */
-    public Builder maxRefusedCopies(int perNamespace, int total) {
-      if (perNamespace < 1 || total < 1) {
-        throw new IllegalArgumentException(
-            "maxRefusedCopies must be at least 1, was " + perNamespace + " and " + total);
-      }
-      this.maxRefusedCopiesPerNamespace = perNamespace;
-      this.maxRefusedCopies = total;
       return this;
     }
 

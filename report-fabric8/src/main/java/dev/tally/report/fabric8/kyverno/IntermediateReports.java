@@ -2,41 +2,26 @@ package dev.tally.report.fabric8.kyverno;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CapacityExceededException;
-import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
-import dev.tally.report.fabric8.RequestFailedException;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.internal.RateLimitedLog;
-import dev.tally.report.fabric8.internal.UnparsedDelete;
-import dev.tally.report.merge.kyverno.KyvernoMapping;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Consumer;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,9 +66,6 @@ final class IntermediateReports {
     }
   }
 
-  /** A gone-check that failed {@code failures} times in a row, tried again at {@code nextTry}. */
-  private record Recheck(int failures, Instant nextTry) {}
-
   /** The longest wait between two lookups of one object after failures. */
   static final Duration MAX_LOOKUP_BACKOFF = Duration.ofMinutes(5);
 
@@ -107,11 +89,11 @@ final class IntermediateReports {
   /** How many of {@link #waiting} each namespace holds, for its cap. */
   private final Map<String, Integer> awaitingByNamespace = new HashMap<>();
 
-  /** Per-resource reports known to be in the cluster, with the resource each is about. */
-  private final Map<ReportRef, Subject> published = new HashMap<>();
+  /** The requests on Kyverno's reports: deletes and adoption patches. */
+  private final ReportRequests requests;
 
-  /** Resources whose report vanished and whose gone-check failed: asked again after a backoff. */
-  private final Map<Subject, Recheck> recheck = new LinkedHashMap<>();
+  /** Which resources are gone, when their per-resource report vanished. */
+  private final GoneChecks goneChecks;
 
   private boolean seeded;
 
@@ -128,6 +110,8 @@ final class IntermediateReports {
     this.clock = clock;
     this.lookups = new ResourceLookups(client, calls, settings);
     this.warnings = new RateLimitedLog(LOG, clock, Duration.ofMinutes(1));
+    this.requests = new ReportRequests(client, calls);
+    this.goneChecks = new GoneChecks(lookups, settings, metrics, clock, warnings);
   }
 
   /** Whether merged reports are deleted (and the aggregates are the state). */
@@ -146,8 +130,7 @@ final class IntermediateReports {
     mergedByNamespace.clear();
     waiting.clear();
     awaitingByNamespace.clear();
-    published.clear();
-    recheck.clear();
+    goneChecks.clear();
     lookups.clear();
     seeded = false;
     report();
@@ -188,7 +171,7 @@ final class IntermediateReports {
       return;
     }
     String namespace = Objects.requireNonNullElse(object.getMetadata().getNamespace(), "");
-    checkCaps(
+    NamespaceCaps.check(
         namespace,
         mergedByNamespace.getOrDefault(namespace, 0),
         settings.maxAwaitingDeletePerNamespace(),
@@ -242,7 +225,7 @@ final class IntermediateReports {
   }
 
   private void checkAwaitingCaps(String namespace) {
-    checkCaps(
+    NamespaceCaps.check(
         namespace,
         awaitingByNamespace.getOrDefault(namespace, 0),
         settings.maxAwaitingAdoptionPerNamespace(),
@@ -252,59 +235,6 @@ final class IntermediateReports {
         "maxAwaitingAdoption",
         "reports awaiting adoption",
         "");
-  }
-
-  /**
-   * Refuses one more of {@code what} in {@code namespace} when the namespace holds {@code
-   * perNamespace} already or all namespaces {@code total}, naming the cap.
-   *
-   * @throws CapacityExceededException at either cap
-   */
-  private static void checkCaps(
-      String namespace,
-      int inNamespace,
-      int perNamespace,
-      String perNamespaceCap,
-      int inAll,
-      int total,
-      String totalCap,
-      String what,
-      String consequence) {
-    if (inNamespace >= perNamespace) {
-      throw new CapacityExceededException(
-          "metadata.namespace",
-          "namespace '"
-              + namespace
-              + "' already holds "
-              + inNamespace
-              + " "
-              + what
-              + ", at most "
-              + perNamespace
-              + " allowed (cap "
-              + perNamespaceCap
-              + ")"
-              + consequence,
-          perNamespace,
-          perNamespaceCap);
-    }
-    if (inAll >= total) {
-      throw new CapacityExceededException(
-          "metadata.namespace",
-          inAll
-              + " "
-              + what
-              + " in all, at most "
-              + total
-              + " allowed (cap "
-              + totalCap
-              + "; refused for namespace '"
-              + namespace
-              + "')"
-              + consequence,
-          total,
-          totalCap);
-    }
   }
 
   /** The object known as {@code key} is gone from the cluster. */
@@ -329,7 +259,8 @@ final class IntermediateReports {
       if (now.isBefore(w.nextTry())) {
         continue; // backing off after a failed lookup
       }
-      ResourceLookups.Outcome outcome = lookups.uidOf(w.subject(), plural(w.object()));
+      ResourceLookups.Outcome outcome =
+          lookups.uidOf(w.subject(), ReportRequests.plural(w.object()));
       Optional<String> uid =
           outcome instanceof ResourceLookups.Outcome.Found found
               ? Optional.of(found.uid())
@@ -337,7 +268,7 @@ final class IntermediateReports {
       if (outcome instanceof ResourceLookups.Outcome.Failed failed) {
         // not "not found": the grace does not run out on it; asked again after a backoff
         int failures = w.failures() + 1;
-        Duration wait = backoff(failures);
+        Duration wait = backoff(settings.adoptionRetry(), failures);
         waiting.put(
             key,
             new Waiting(
@@ -379,9 +310,9 @@ final class IntermediateReports {
       if (uid.isPresent()) {
         release(key);
         if (deletesAfterMerge()) {
-          adopted.accept(withUid(w.object(), uid.get(), w.subject()));
+          adopted.accept(ReportRequests.withUid(w.object(), uid.get(), w.subject()));
         } else {
-          write(key, w.object(), uid.get(), w.subject());
+          requests.adopt(key, w.object(), uid.get(), w.subject());
         }
       } else if (Duration.between(w.since(), now).compareTo(settings.adoptionGrace()) > 0) {
         release(key);
@@ -412,68 +343,7 @@ final class IntermediateReports {
     }
     List<AggregateReport> seeds = seeded ? List.of() : owned;
     seeded = true;
-    Set<ReportRef> present = new HashSet<>();
-    for (AggregateReport o : owned) {
-      present.add(o.ref());
-    }
-    List<Subject> gone = new ArrayList<>();
-    Set<Subject> toCheck = new java.util.LinkedHashSet<>();
-    for (var e : published.entrySet()) {
-      if (!present.contains(e.getKey())) {
-        toCheck.add(e.getValue());
-      }
-    }
-    Set<Subject> listed = new HashSet<>();
-    for (AggregateReport o : owned) {
-      o.scope().ifPresent(listed::add);
-    }
-    Instant now = clock.instant();
-    for (var r : List.copyOf(recheck.entrySet())) {
-      if (listed.contains(r.getKey())) {
-        recheck.remove(r.getKey()); // its report is back: nothing to ask
-      } else if (!now.isBefore(r.getValue().nextTry())) {
-        toCheck.add(r.getKey());
-      }
-    }
-    for (Subject s : toCheck) {
-      ResourceLookups.Outcome outcome = lookups.uidOf(s, null);
-      if (outcome instanceof ResourceLookups.Outcome.Failed failed) {
-        Recheck had = recheck.get(s);
-        int failures = had == null ? 1 : had.failures() + 1;
-        Duration wait = backoff(failures);
-        recheck.put(s, new Recheck(failures, now.plus(wait)));
-        metrics.resourceLookupFailed(TallyMetrics.Lookup.GONE_CHECK);
-        warnings.warn(
-            "gone-check " + failed.resource(),
-            "is {} {} gone? could not read it: {}; its results stay, asked again in {}"
-                + " (failure {} in a row)",
-            failed.resource(),
-            where(s),
-            failed.cause(),
-            wait,
-            failures);
-        continue;
-      }
-      recheck.remove(s);
-      if (outcome instanceof ResourceLookups.Outcome.Skipped skipped) {
-        metrics.resourceLookupSkipped(TallyMetrics.Lookup.GONE_CHECK);
-        warnings.warn(
-            "gone-check skipped " + skipped.resource(),
-            "the report about {} {} vanished, but its kind {} is not among the adoption kinds"
-                + " {}: not looked up, its results stay",
-            skipped.resource(),
-            where(s),
-            skipped.resource(),
-            settings.adoptionKinds().stream().sorted().toList());
-      } else if (!(outcome instanceof ResourceLookups.Outcome.Found found
-          && found.uid().equals(s.uid()))) {
-        gone.add(s);
-      }
-    }
-    published.clear();
-    for (AggregateReport o : owned) {
-      o.scope().ifPresent(s -> published.put(o.ref(), s));
-    }
+    List<Subject> gone = goneChecks.check(owned);
     return new Observation(seeds, gone);
   }
 
@@ -482,10 +352,7 @@ final class IntermediateReports {
    * those of them the cluster holds are {@code observed}, the others are not there.
    */
   void reread(Collection<ReportRef> refs, List<AggregateReport> observed) {
-    published.keySet().removeAll(refs);
-    for (AggregateReport o : observed) {
-      o.scope().ifPresent(s -> published.put(o.ref(), s));
-    }
+    goneChecks.reread(refs, observed);
   }
 
   /**
@@ -499,15 +366,7 @@ final class IntermediateReports {
    * reflected in the cluster and are deleted now.
    */
   void written(ChangeSet changes) {
-    for (Change c : changes.changes()) {
-      if (c instanceof Change.Create create) {
-        create.report().scope().ifPresent(s -> published.put(create.report().ref(), s));
-      } else if (c instanceof Change.Update update) {
-        update.report().scope().ifPresent(s -> published.put(update.report().ref(), s));
-      } else if (c instanceof Change.Delete delete) {
-        published.remove(delete.ref());
-      }
-    }
+    goneChecks.written(changes);
     if (merged.isEmpty()) {
       return;
     }
@@ -530,112 +389,37 @@ final class IntermediateReports {
   }
 
   /**
-   * Deletes one report at the version read. True when it is gone (deleted now, or already); false
-   * when the request failed (it is tried again after the next write) or it changed since, in which
-   * case its new version arrives as an event and is merged and deleted in turn.
+   * The wait before the {@code failures}th lookup of one object: doubling from {@code retry},
+   * capped.
    */
-  private boolean delete(String key, Read read) {
-    try {
-      // nothing of the answer is needed but its status: it is not parsed (UnparsedDelete)
-      calls.run(
-          "delete " + key,
-          () ->
-              UnparsedDelete.delete(
-                  client,
-                  KyvernoCodec.CLUSTER_EPHEMERAL_REPORT.equals(read.kind())
-                      ? KyvernoReports.CLUSTER_EPHEMERAL
-                      : KyvernoReports.EPHEMERAL,
-                  read.namespace(),
-                  read.name(),
-                  read.resourceVersion()));
-      return true;
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
-        return true;
-      }
-      if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
-        unmerge(key);
-        return false;
-      }
-      LOG.warn("could not delete {}: {}", key, RequestFailedException.rootCause(e));
-      return false;
-    }
-  }
-
-  /**
-   * Writes the uid label and owner reference of an adopted report (keep), as a JSON merge patch of
-   * its metadata at the version read: nothing else of the report is sent, so what Tally does not
-   * read of it (Kyverno's {@code spec.owner}, {@code spec.summary}) stays as it is.
-   */
-  private void write(String key, KyvernoReportResource report, String uid, Subject subject) {
-    var meta = report.getMetadata();
-    Map<String, Object> metadata = new LinkedHashMap<>();
-    metadata.put("resourceVersion", meta.getResourceVersion());
-    metadata.put("labels", Map.of(KyvernoMapping.UID_LABEL, uid));
-    metadata.put("ownerReferences", List.of(ownerReference(uid, subject)));
-    String patch = SERIALIZATION.asJson(Map.of("metadata", metadata));
-    try {
-      calls.call(
-          "adopt " + key,
-          // on the report held, so fabric8 names it without reading it first
-          () -> client.resource(report).patch(PatchContext.of(PatchType.JSON_MERGE), patch));
-    } catch (KubernetesClientException e) {
-      // a conflict means it changed: its event brings it back to adoption
-      LOG.info("could not adopt {}: {}", key, RequestFailedException.rootCause(e));
-    }
-  }
-
-  /**
-   * The plural of the resource an admission report names, from its {@code
-   * audit.kyverno.io/resource.gvr} label ({@code <plural>.<version>[.<group>]}), or in the long
-   * form from the {@code audit.kyverno.io/resource.name} label: so no discovery request is needed.
-   * Null when it names none (then discovery). Whatever it names, only the adoption kinds are read.
-   */
-  private static @Nullable String plural(HasMetadata object) {
-    Map<String, String> labels =
-        object.getMetadata().getLabels() == null ? Map.of() : object.getMetadata().getLabels();
-    String plural;
-    String gvr = labels.get(KyvernoCodec.GVR_LABEL);
-    if (gvr != null && !gvr.isEmpty()) {
-      int dot = gvr.indexOf('.');
-      plural = dot < 0 ? null : gvr.substring(0, dot);
-    } else {
-      plural = labels.get(KyvernoMapping.NAME_ANNOTATION);
-    }
-    return plural == null || plural.isEmpty() ? null : plural;
-  }
-
-  /** The wait before the {@code failures}th lookup of one object: doubling, capped. */
-  private Duration backoff(int failures) {
-    Duration wait = settings.adoptionRetry();
+  static Duration backoff(Duration retry, int failures) {
+    Duration wait = retry;
     for (int i = 1; i < failures && wait.compareTo(MAX_LOOKUP_BACKOFF) < 0; i++) {
       wait = wait.multipliedBy(2);
     }
     return wait.compareTo(MAX_LOOKUP_BACKOFF) > 0 ? MAX_LOOKUP_BACKOFF : wait;
   }
 
-  private static String where(Subject s) {
+  static String where(Subject s) {
     return s.namespace().isEmpty() ? s.name() : s.namespace() + "/" + s.name();
   }
 
-  /** A copy of {@code object} with the uid label and an owner reference to the resource. */
-  private static KyvernoReportResource withUid(
-      KyvernoReportResource object, String uid, Subject subject) {
-    var meta = new ObjectMetaBuilder(object.getMetadata()).build();
-    Map<String, String> labels =
-        meta.getLabels() == null ? new HashMap<>() : new HashMap<>(meta.getLabels());
-    labels.put(KyvernoMapping.UID_LABEL, uid);
-    meta.setLabels(labels);
-    meta.setOwnerReferences(List.of(ownerReference(uid, subject)));
-    return object.withMetadata(meta);
-  }
-
-  private static OwnerReference ownerReference(String uid, Subject subject) {
-    return new OwnerReferenceBuilder()
-        .withApiVersion(subject.apiVersion())
-        .withKind(subject.kind())
-        .withName(subject.name())
-        .withUid(uid)
-        .build();
+  /**
+   * Deletes one report at the version read. True when it is gone (deleted now, or already); false
+   * when the request failed (it is tried again after the next write) or it changed since, in which
+   * case its new version arrives as an event and is merged and deleted in turn.
+   */
+  private boolean delete(String key, Read read) {
+    ReportRequests.Deleted deleted =
+        requests.delete(
+            key,
+            KyvernoCodec.CLUSTER_EPHEMERAL_REPORT.equals(read.kind()),
+            read.namespace(),
+            read.name(),
+            read.resourceVersion());
+    if (deleted == ReportRequests.Deleted.CHANGED) {
+      unmerge(key);
+    }
+    return deleted == ReportRequests.Deleted.GONE;
   }
 }
