@@ -1,6 +1,6 @@
 package dev.tally.report.demo;
 
-import dev.tally.report.merge.audit.StableHash;
+import dev.tally.report.audit.StableHash;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

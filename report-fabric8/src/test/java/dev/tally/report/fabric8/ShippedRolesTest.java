@@ -21,7 +21,7 @@ import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
-import dev.tally.report.merge.audit.UnitBackoff;
+import dev.tally.report.audit.UnitBackoff;
 import dev.tally.testenv.AuditLog;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The pure modules stay pure: no Kubernetes client, no I/O, no clock, no threads, no randomness of
- * their own. Checked on the sources of report-api and report-merge.
+ * their own. Checked on the sources of report-api, report-merge and report-audit.
  */
 class PurityTest {
   private static final Pattern FORBIDDEN =
@@ -27,10 +27,12 @@ class PurityTest {
   void pureModulesImportNoClientAndDoNoIoAndReadNoClock() throws IOException {
     Path merge = Path.of("src/main/java");
     Path api = Path.of("../report-api/src/main/java");
+    Path audit = Path.of("../report-audit/src/main/java");
     assertThat(merge).isDirectory();
     assertThat(api).isDirectory();
+    assertThat(audit).isDirectory();
     List<String> offences = new ArrayList<>();
-    for (Path root : List.of(api, merge)) {
+    for (Path root : List.of(api, merge, audit)) {
       try (Stream<Path> files = Files.walk(root)) {
         for (Path file : files.filter(p -> p.toString().endsWith(".java")).toList()) {
           List<String> lines = Files.readAllLines(file);

@@ -1,6 +1,6 @@
 package dev.tally.report.fabric8.audit;
 
-import dev.tally.report.merge.audit.GroupVersionKind;
+import dev.tally.report.audit.GroupVersionKind;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 
 /**

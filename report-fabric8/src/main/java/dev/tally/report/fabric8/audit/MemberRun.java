@@ -1,12 +1,12 @@
 package dev.tally.report.fabric8.audit;
 
-import dev.tally.report.merge.audit.RunId;
-import dev.tally.report.merge.audit.RunLedger;
-import dev.tally.report.merge.audit.ShardPlanner;
-import dev.tally.report.merge.audit.UnitBackoff;
-import dev.tally.report.merge.audit.UnitRetries;
-import dev.tally.report.merge.audit.UnitStatus;
-import dev.tally.report.merge.audit.WorkUnit;
+import dev.tally.report.audit.RunId;
+import dev.tally.report.audit.RunLedger;
+import dev.tally.report.audit.ShardPlanner;
+import dev.tally.report.audit.UnitBackoff;
+import dev.tally.report.audit.UnitRetries;
+import dev.tally.report.audit.UnitStatus;
+import dev.tally.report.audit.WorkUnit;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.LinkedHashMap;

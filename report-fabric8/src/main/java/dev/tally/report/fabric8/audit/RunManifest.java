@@ -1,7 +1,7 @@
 package dev.tally.report.fabric8.audit;
 
-import dev.tally.report.merge.audit.RunId;
-import dev.tally.report.merge.audit.ShardPlan;
+import dev.tally.report.audit.RunId;
+import dev.tally.report.audit.ShardPlan;
 
 /**
  * What a run audits and how it was first divided: its id and the plan over the members live when it

@@ -4,7 +4,7 @@
  * LISTs and publishes the results as partial reports.
  *
  * <p>Every decision (which units, who audits what, when a run is complete) is made by the pure
- * planning in {@code dev.tally.report.merge.audit}; this package only moves state between the
+ * planning in {@code dev.tally.report.audit}; this package only moves state between the
  * cluster and it.
  */
 @NullMarked

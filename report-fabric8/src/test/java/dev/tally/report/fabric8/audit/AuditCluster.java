@@ -12,7 +12,7 @@ import dev.tally.report.fabric8.VirtualTime;
 import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
-import dev.tally.report.merge.audit.AuditBudget;
+import dev.tally.report.audit.AuditBudget;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
