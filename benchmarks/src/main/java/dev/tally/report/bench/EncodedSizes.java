@@ -1,9 +1,9 @@
 package dev.tally.report.bench;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.EncodedSize;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Result;
-import dev.tally.report.merge.EncodedSize;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,10 +1,10 @@
 package dev.tally.report.bench;
 
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.EncodedSize;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
-import dev.tally.report.merge.EncodedSize;
 import java.nio.charset.StandardCharsets;
 import java.util.TreeSet;
 

@@ -1,12 +1,12 @@
 package dev.tally.report.bench;
 
 import dev.tally.report.api.ChangeSet;
+import dev.tally.report.api.EncodedSize;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportLimits;
 import dev.tally.report.api.Result;
-import dev.tally.report.merge.EncodedSize;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

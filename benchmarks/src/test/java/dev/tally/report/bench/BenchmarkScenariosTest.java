@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.Change;
+import dev.tally.report.api.EncodedSize;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.Result;
-import dev.tally.report.merge.EncodedSize;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

@@ -3,10 +3,10 @@ package dev.tally.report.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.EncodedSize;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
-import dev.tally.report.merge.EncodedSize;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

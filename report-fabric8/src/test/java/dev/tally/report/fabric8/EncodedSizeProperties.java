@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.EncodedSize;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.testing.WideModel;
 import dev.tally.report.fabric8.resource.ReportCodec;
-import dev.tally.report.merge.EncodedSize;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.quicktheories.core.Gen;
 
 /**
- * report-merge estimates the encoded size of a report without encoding it, to split groups under
+ * report-api estimates the encoded size of a report without encoding it, to split groups under
  * maxBytes. The estimate must match what this adapter really writes.
  */
 class EncodedSizeProperties {

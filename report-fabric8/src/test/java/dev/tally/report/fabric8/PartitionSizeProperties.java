@@ -9,6 +9,7 @@ import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.EncodedSize;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
@@ -21,7 +22,6 @@ import dev.tally.report.api.Timestamp;
 import dev.tally.report.api.testing.HostileModel;
 import dev.tally.report.fabric8.resource.AggregateResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
-import dev.tally.report.merge.EncodedSize;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -37,7 +37,7 @@ import org.quicktheories.core.RandomnessSource;
  * as the writer sends it, takes at most {@code maxBytes}, whatever its subjects and results are
  * made of (3-byte characters, surrogate pairs, control characters that JSON escapes to 6 bytes,
  * quotes, fields at their maximum length), for every grouping and both formats. And the size model
- * of report-merge, which the split relies on, is the real encoding byte for byte.
+ * of report-api, which the split relies on, is the real encoding byte for byte.
  */
 class PartitionSizeProperties {
   private static final List<Grouping> GROUPINGS =

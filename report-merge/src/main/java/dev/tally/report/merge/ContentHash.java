@@ -1,6 +1,7 @@
 package dev.tally.report.merge;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.Fingerprint;
 import dev.tally.report.api.ReportConfiguration;
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.Result;
@@ -34,7 +35,7 @@ public final class ContentHash {
     long sum = 0;
     List<Subject> scopeOnly = report.scope().map(List::of).orElse(List.of());
     for (Result r : report.results()) {
-      // Fingerprint.result's value, carried by the result
+      // the result's digest, computed when it was built
       sum += scopeOnly.isEmpty() ? r.digest() : MergeRule.aboutSubject(r, scopeOnly).digest();
     }
     long meta =

@@ -6,6 +6,7 @@ import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.Fingerprint;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.HeldCounts;
 import dev.tally.report.api.InvalidReportException;
@@ -207,11 +208,10 @@ final class DefaultReportAggregator implements ReportAggregator {
     var contents = MergeRule.registerContents(p, r -> values.result(r, subjectOnly));
     long uidPath = Fingerprint.pathPrefix(uid);
     for (var e : contents.entrySet()) {
-      Register r =
-          new Register(subject, values.key(e.getKey()), order, e.getValue(), values, uidPath);
+      Register r = new Register(subject, values.key(e.getKey()), order, e.getValue(), uidPath);
       budget.checkFits(p, r);
       Register old = held.get(r.key);
-      if (r.wins(old, values)) {
+      if (r.wins(old)) {
         incoming.add(r);
         delta += r.results.length - (old == null ? 0 : old.results.length);
         if (old == null) {

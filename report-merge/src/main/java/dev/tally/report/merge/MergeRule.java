@@ -1,6 +1,7 @@
 package dev.tally.report.merge;
 
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.Fingerprint;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Result;
@@ -153,14 +154,14 @@ final class MergeRule {
   static long digest(Subject subject, Result[] results) {
     long sum = 0;
     for (Result r : results) {
-      sum += Fingerprint.result(r);
+      sum += r.digest();
     }
-    return digest(Fingerprint.subjectDigest(subject, ValueFacts.DIRECT), results.length, sum);
+    return digest(Fingerprint.subjectDigest(subject), results.length, sum);
   }
 
   /**
    * The same digest from the subject's digest ({@link Fingerprint#subjectDigest}) and the number
-   * and sum of the results' own digests ({@link Fingerprint#result}).
+   * and sum of the results' own digests ({@link Result#digest()}).
    */
   static long digest(long subjectDigest, int count, long resultDigestSum) {
     return Fingerprint.mix(Fingerprint.value(count, subjectDigest) + resultDigestSum);

@@ -1,12 +1,19 @@
 package dev.tally.report.merge;
 
+import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.AggregatorConfig;
+import dev.tally.report.api.EncodedSize;
+import dev.tally.report.api.Fingerprint;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportConfiguration;
+import dev.tally.report.api.ReportKind;
+import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
+import dev.tally.report.api.Summary;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -23,6 +30,9 @@ import java.util.Optional;
  * refusal is the same whatever the order of events.
  */
 final class PartitionBudget {
+  /** The longest partition name suffix: '.' and one hex digit per 4 bits of the deepest path. */
+  static final int MAX_SUFFIX = 1 + PartitionTrie.MAX_DEPTH / 4;
+
   /** The longest value of a Kubernetes label, which the grouping label must respect. */
   static final int MAX_LABEL_VALUE = 63;
 
@@ -70,14 +80,14 @@ final class PartitionBudget {
   static int maxEnvelope(
       AggregatorConfig config, Optional<ReportConfiguration> configuration, int maxCount) {
     int most = 0;
-    for (String namespace : List.of("", EncodedSize.widestNamespace())) {
+    for (String namespace : List.of("", widestNamespace())) {
       var key = new GroupKey(namespace, "x");
       Optional<Subject> scope =
           config.grouping().scopedToSubject()
-              ? Optional.of(EncodedSize.widestSubject(namespace))
+              ? Optional.of(widestSubject(namespace))
               : Optional.empty();
       int envelope =
-          EncodedSize.envelopeBound(
+          envelopeBound(
               config.format().kindFor(namespace),
               namespace,
               "x".repeat(ReportNames.MAX_BASE_LENGTH),
@@ -94,7 +104,7 @@ final class PartitionBudget {
   /** The bytes of results a partition of {@code g} holds when its partitions have {@code scope}. */
   long resultBytes(Group g, Optional<Subject> scope) {
     int envelope =
-        EncodedSize.envelopeBound(
+        envelopeBound(
             g.kind, g.key.namespace(), g.baseName, g.labels, scope, configuration, maxCount);
     return (long) maxBytes - 1 - envelope;
   }
@@ -131,5 +141,50 @@ final class PartitionBudget {
                 + " bytes");
       }
     }
+  }
+
+  /**
+   * The largest envelope any partition of a group can have. All of it is fixed for the group but
+   * what differs between its partitions: the name's suffix (at most {@link #MAX_SUFFIX} chars), the
+   * content hash (always 16 hex digits) and the summary, whose counts are at most {@code maxCount}
+   * each.
+   *
+   * @param baseName the group's name, that of its first partition
+   * @param scope the scope of the group's partitions, which is also their owner
+   */
+  static int envelopeBound(
+      ReportKind kind,
+      String namespace,
+      String baseName,
+      Map<String, String> labels,
+      Optional<Subject> scope,
+      Optional<ReportConfiguration> configuration,
+      int maxCount) {
+    String longestName = baseName + "." + "f".repeat(MAX_SUFFIX - 1);
+    Summary most = new Summary(maxCount, maxCount, maxCount, maxCount, maxCount);
+    return EncodedSize.envelope(
+        new AggregateReport(
+            new ReportRef(kind, namespace, longestName),
+            labels,
+            scope,
+            scope,
+            configuration,
+            List.of(),
+            most,
+            Fingerprint.hex(0)));
+  }
+
+  /**
+   * The subject of {@code namespace} whose JSON is the largest the model allows: every other field
+   * at its longest, of characters that JSON escapes to 6 bytes.
+   */
+  static Subject widestSubject(String namespace) {
+    String widest = "\u0001".repeat(Subject.MAX_FIELD);
+    return new Subject(widest, widest, namespace, widest, "\u0001".repeat(Subject.MAX_UID));
+  }
+
+  /** The namespace whose JSON is the largest the model allows. */
+  static String widestNamespace() {
+    return "\u0001".repeat(Subject.MAX_NAMESPACE);
   }
 }

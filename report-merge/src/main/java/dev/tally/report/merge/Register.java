@@ -1,6 +1,7 @@
 package dev.tally.report.merge;
 
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.Fingerprint;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import java.util.Comparator;
@@ -37,7 +38,7 @@ final class Register {
   final Result[] results;
 
   /**
-   * The sum of {@link Fingerprint#result} over {@link #results}, and the sum of their encoded sizes
+   * The sum of {@link Result#digest()} over {@link #results}, and the sum of their encoded sizes
    * plus one (a comma) each: computed once per register, not once per use, and kept as totals
    * rather than per result because a filtered view, the only other use, is rare.
    */
@@ -61,25 +62,14 @@ final class Register {
   private record View(Result[] results, int bytes, long hash) {}
 
   Register(Subject subject, CoverageKey key, Order order, Result[] results) {
-    this(subject, key, order, results, ValueFacts.DIRECT);
-  }
-
-  /** A register whose digests and sizes come from {@code facts}. */
-  Register(Subject subject, CoverageKey key, Order order, Result[] results, ValueFacts facts) {
-    this(subject, key, order, results, facts, Fingerprint.pathPrefix(subject.uid()));
+    this(subject, key, order, results, Fingerprint.pathPrefix(subject.uid()));
   }
 
   /**
    * The same, with {@link Fingerprint#pathPrefix} of the subject's uid, which every register of the
    * subject shares.
    */
-  Register(
-      Subject subject,
-      CoverageKey key,
-      Order order,
-      Result[] results,
-      ValueFacts facts,
-      long uidPathPrefix) {
+  Register(Subject subject, CoverageKey key, Order order, Result[] results, long uidPathPrefix) {
     this.key = key;
     this.subject = subject;
     this.order = order;
@@ -87,7 +77,7 @@ final class Register {
     long hash = 0;
     int bytes = 0;
     for (Result x : results) {
-      hash += x.digest(); // equal to Fingerprint.result(x), computed when x was built
+      hash += x.digest(); // computed when x was built
       bytes += x.encodedSize() + 1;
     }
     this.resultsHash = hash;
@@ -103,12 +93,12 @@ final class Register {
    * The digest of the register's whole content, for {@link MergeRule#wins}: needed only when two
    * evaluations tie in order, so it is not held.
    */
-  long digest(ValueFacts facts) {
-    return MergeRule.digest(facts.digest(subject), results.length, resultsHash);
+  long digest() {
+    return MergeRule.digest(Fingerprint.subjectDigest(subject), results.length, resultsHash);
   }
 
   /** Whether this register's content replaces {@code old}'s (null: nothing held). */
-  boolean wins(@Nullable Register old, ValueFacts facts) {
+  boolean wins(@Nullable Register old) {
     if (old == null) {
       return true;
     }
@@ -116,7 +106,7 @@ final class Register {
     if (c != 0) {
       return c > 0;
     }
-    return MergeRule.wins(order, digest(facts), old.order, old.digest(facts));
+    return MergeRule.wins(order, digest(), old.order, old.digest());
   }
 
   /** The results that go into aggregates. */

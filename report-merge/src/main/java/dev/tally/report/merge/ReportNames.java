@@ -1,5 +1,6 @@
 package dev.tally.report.merge;
 
+import dev.tally.report.api.Fingerprint;
 import dev.tally.report.api.ReportLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * the table has doubled since the last rebuild, so the table stays within twice what is live at an
  * amortised constant cost per value.
  */
-final class ValueTable implements ValueFacts {
+final class ValueTable {
   private static final int MIN_REBUILD_SIZE = 4096;
 
   /**
@@ -280,26 +280,6 @@ final class ValueTable implements ValueFacts {
     }
     lastTimestamp = t;
     return t;
-  }
-
-  @Override
-  public long digest(String s) {
-    return Fingerprint.stringDigest(s);
-  }
-
-  @Override
-  public int jsonSize(String s) {
-    return EncodedSize.string(s);
-  }
-
-  @Override
-  public long digest(Subject s) {
-    return Fingerprint.subjectDigest(s, this);
-  }
-
-  @Override
-  public int jsonSize(Subject s) {
-    return EncodedSize.subject(s, this);
   }
 
   /**

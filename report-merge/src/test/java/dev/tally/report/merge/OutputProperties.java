@@ -6,6 +6,7 @@ import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.EncodedSize;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.InputCaps;
 import dev.tally.report.api.PartialReport;

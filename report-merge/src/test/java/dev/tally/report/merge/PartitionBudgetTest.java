@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.AggregatorConfig;
+import dev.tally.report.api.EncodedSize;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.InputCaps;
 import dev.tally.report.api.InvalidReportException;
@@ -104,7 +105,8 @@ class PartitionBudgetTest {
     var config =
         config(Grouping.perSubject(), ReportFormat.OPENREPORTS, ReportLimits.MIN_MAX_BYTES);
     var a = Fixtures.aggregator(config);
-    Subject widest = EncodedSize.widestSubject(EncodedSize.widestNamespace()).withUid("uid-1");
+    Subject widest =
+        PartitionBudget.widestSubject(PartitionBudget.widestNamespace()).withUid("uid-1");
     List<Result> results = new ArrayList<>();
     for (int i = 0; i < 300; i++) {
       results.add(result("p", i + " " + "\u20ac\"".repeat(200)));

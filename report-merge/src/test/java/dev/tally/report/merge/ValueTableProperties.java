@@ -7,6 +7,7 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.testing.ModelGen;
+import dev.tally.report.api.testing.ResultSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -61,12 +62,12 @@ class ValueTableProperties {
                 for (int i = 0; i < first.resources().size(); i++) {
                   assertThat(second.resources().get(i)).isSameAs(first.resources().get(i));
                 }
-                assertThat(Fingerprint.result(second, table))
-                    .isEqualTo(Fingerprint.result(second))
-                    .isEqualTo(Fingerprint.result(expected));
-                assertThat(EncodedSize.of(second, table))
-                    .isEqualTo(EncodedSize.of(second))
-                    .isEqualTo(EncodedSize.of(expected));
+                assertThat(second.digest())
+                    .isEqualTo(ResultSpec.digest(second))
+                    .isEqualTo(ResultSpec.digest(expected));
+                assertThat(second.encodedSize())
+                    .isEqualTo(ResultSpec.encodedSize(second))
+                    .isEqualTo(ResultSpec.encodedSize(expected));
               }
             });
   }
@@ -102,8 +103,8 @@ class ValueTableProperties {
                 assertThat(second.rule()).isSameAs(first.rule());
                 assertThat(second.category()).isSameAs(first.category());
                 assertThat(second.message()).isSameAs(first.message());
-                assertThat(second.digest()).isEqualTo(Fingerprint.result(aboutOther));
-                assertThat(second.encodedSize()).isEqualTo(EncodedSize.of(aboutOther));
+                assertThat(second.digest()).isEqualTo(ResultSpec.digest(aboutOther));
+                assertThat(second.encodedSize()).isEqualTo(ResultSpec.encodedSize(aboutOther));
               }
             });
   }
@@ -149,8 +150,7 @@ class ValueTableProperties {
     Map<CoverageKey, Result[]> contents =
         MergeRule.registerContents(p, r -> table.result(r, subjectOnly));
     List<Register> out = new ArrayList<>();
-    contents.forEach(
-        (key, results) -> out.add(new Register(subject, key, Order.of(p), results, table)));
+    contents.forEach((key, results) -> out.add(new Register(subject, key, Order.of(p), results)));
     return out;
   }
 }

@@ -1,14 +1,6 @@
 package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.CoverageKey;
-import dev.tally.report.fabric8.ApiBudget;
-import dev.tally.report.fabric8.ApiClientBuilder;
-import dev.tally.report.fabric8.PartialReportPublisher;
-import dev.tally.report.fabric8.RequestFailedException;
-import dev.tally.report.fabric8.RetryPolicy;
-import dev.tally.report.fabric8.Sleeper;
-import dev.tally.report.fabric8.TallyMetrics;
-import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.audit.AuditBudget;
 import dev.tally.report.audit.AuditMembers;
 import dev.tally.report.audit.PageSizeAdvisor;

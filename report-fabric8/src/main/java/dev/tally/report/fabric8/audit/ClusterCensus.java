@@ -1,9 +1,9 @@
 package dev.tally.report.fabric8.audit;
 
-import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.audit.GroupVersionKind;
 import dev.tally.report.audit.KindCensus;
 import dev.tally.report.audit.UnitCatalog;
+import dev.tally.report.fabric8.internal.ApiCalls;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -1,8 +1,8 @@
 package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.WireNames;
-import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.audit.AuditMembers;
+import dev.tally.report.fabric8.internal.ApiCalls;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -2,10 +2,10 @@ package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.WireNames;
-import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.audit.RunId;
 import dev.tally.report.audit.RunLedger;
 import dev.tally.report.audit.UnitStatus;
+import dev.tally.report.fabric8.internal.ApiCalls;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

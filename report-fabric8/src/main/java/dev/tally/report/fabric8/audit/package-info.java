@@ -4,8 +4,8 @@
  * LISTs and publishes the results as partial reports.
  *
  * <p>Every decision (which units, who audits what, when a run is complete) is made by the pure
- * planning in {@code dev.tally.report.audit}; this package only moves state between the
- * cluster and it.
+ * planning in {@code dev.tally.report.audit}; this package only moves state between the cluster and
+ * it.
  */
 @NullMarked
 package dev.tally.report.fabric8.audit;

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.PartialReport;
-import dev.tally.report.fabric8.ApiBudget;
-import dev.tally.report.fabric8.MockCluster;
-import dev.tally.report.fabric8.PartialReportPublisher;
-import dev.tally.report.fabric8.VirtualTime;
 import dev.tally.report.audit.AuditBudget;
 import dev.tally.report.audit.UnitBackoff;
 import dev.tally.report.audit.UnitState;
 import dev.tally.report.audit.UnitStatus;
+import dev.tally.report.fabric8.ApiBudget;
+import dev.tally.report.fabric8.MockCluster;
+import dev.tally.report.fabric8.PartialReportPublisher;
+import dev.tally.report.fabric8.VirtualTime;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ResultStatus;
+import dev.tally.report.audit.AuditBudget;
+import dev.tally.report.audit.UnitBackoff;
+import dev.tally.report.audit.UnitStatus;
 import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
-import dev.tally.report.audit.AuditBudget;
-import dev.tally.report.audit.UnitBackoff;
-import dev.tally.report.audit.UnitStatus;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.HasMetadata;

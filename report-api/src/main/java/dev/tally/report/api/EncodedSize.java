@@ -1,17 +1,7 @@
-package dev.tally.report.merge;
+package dev.tally.report.api;
 
-import dev.tally.report.api.AggregateReport;
-import dev.tally.report.api.LabelSelector;
-import dev.tally.report.api.ReportConfiguration;
-import dev.tally.report.api.ReportKind;
-import dev.tally.report.api.ReportRef;
-import dev.tally.report.api.Result;
-import dev.tally.report.api.Subject;
-import dev.tally.report.api.Summary;
-import dev.tally.report.api.WireNames;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * The size in bytes of the compact UTF-8 JSON of results and reports, computed from the model
@@ -25,41 +15,17 @@ import java.util.Optional;
  * content-hash annotation, one ownerReference) but not what the API server adds ({@code uid},
  * {@code resourceVersion}, {@code managedFields}...): the default {@code maxBytes} leaves half a
  * MiB under etcd's limit for that.
+ *
+ * <p>The one implementation of these sizes: a {@link Result} measures its JSON object with these
+ * steps while it is built ({@link Result#encodedSize()}, field by field in the order {@code
+ * ResultFacts} states), and report-merge sizes envelopes and partitions with them.
  */
 public final class EncodedSize {
-  /** The longest partition name suffix: '.' and one hex digit per 4 bits of the deepest path. */
-  static final int MAX_SUFFIX = 1 + PartitionTrie.MAX_DEPTH / 4;
-
   private EncodedSize() {}
 
-  /** The bytes of one result's JSON object. */
+  /** The bytes of one result's JSON object: {@link Result#encodedSize()}, measured when built. */
   public static int of(Result r) {
-    return of(r, ValueFacts.DIRECT);
-  }
-
-  /** {@link #of(Result)} from the strings' and subjects' sizes in {@code facts}. */
-  static int of(Result r, ValueFacts facts) {
-    Fields f = new Fields();
-    f.sized("source", facts.jsonSize(r.source()));
-    f.sized("policy", facts.jsonSize(r.policy()));
-    f.sized("rule", facts.jsonSize(r.rule()));
-    f.raw("result", quoted(r.status().wireName()));
-    r.severity().ifPresent(s -> f.raw("severity", quoted(s.wireName())));
-    f.sized("category", facts.jsonSize(r.category()));
-    f.sized("message", facts.jsonSize(r.message()));
-    r.scored().ifPresent(b -> f.raw("scored", b ? 4 : 5));
-    f.raw("properties", r.properties().isEmpty() ? 0 : map(r.properties()));
-    r.timestamp()
-        .ifPresent(
-            t -> {
-              Fields ts = new Fields();
-              ts.raw("seconds", digits(t.seconds()));
-              ts.raw("nanos", digits(t.nanos()));
-              f.raw("timestamp", ts.close());
-            });
-    f.raw("resources", r.resources().isEmpty() ? 0 : subjects(r.resources(), facts));
-    r.resourceSelector().ifPresent(s -> f.raw("resourceSelector", selector(s)));
-    return f.close();
+    return r.encodedSize();
   }
 
   /** The bytes of a whole report's JSON as Tally writes it. */
@@ -114,55 +80,10 @@ public final class EncodedSize {
   }
 
   /**
-   * The largest envelope any partition of a group can have. All of it is fixed for the group but
-   * what differs between its partitions: the name's suffix (at most {@link #MAX_SUFFIX} chars), the
-   * content hash (always 16 hex digits) and the summary, whose counts are at most {@code maxCount}
-   * each.
-   *
-   * @param baseName the group's name, that of its first partition
-   * @param scope the scope of the group's partitions, which is also their owner
-   */
-  static int envelopeBound(
-      ReportKind kind,
-      String namespace,
-      String baseName,
-      Map<String, String> labels,
-      Optional<Subject> scope,
-      Optional<ReportConfiguration> configuration,
-      int maxCount) {
-    String longestName = baseName + "." + "f".repeat(MAX_SUFFIX - 1);
-    Summary most = new Summary(maxCount, maxCount, maxCount, maxCount, maxCount);
-    return envelope(
-        new AggregateReport(
-            new ReportRef(kind, namespace, longestName),
-            labels,
-            scope,
-            scope,
-            configuration,
-            List.of(),
-            most,
-            Fingerprint.hex(0)));
-  }
-
-  /**
-   * The subject of {@code namespace} whose JSON is the largest the model allows: every other field
-   * at its longest, of characters that JSON escapes to 6 bytes.
-   */
-  static Subject widestSubject(String namespace) {
-    String widest = "\u0001".repeat(Subject.MAX_FIELD);
-    return new Subject(widest, widest, namespace, widest, "\u0001".repeat(Subject.MAX_UID));
-  }
-
-  /** The namespace whose JSON is the largest the model allows. */
-  static String widestNamespace() {
-    return "\u0001".repeat(Subject.MAX_NAMESPACE);
-  }
-
-  /**
    * Which field of a result takes the most bytes of its JSON: the one to name when the result is
    * too large.
    */
-  static String largestField(Result r) {
+  public static String largestField(Result r) {
     String field = "policy";
     int most = string(r.policy());
     String[] names = {"source", "rule", "category", "message"};
@@ -179,7 +100,7 @@ public final class EncodedSize {
       field = "properties";
       most = properties;
     }
-    int resources = r.resources().isEmpty() ? 0 : subjects(r.resources(), ValueFacts.DIRECT);
+    int resources = r.resources().isEmpty() ? 0 : subjects(r.resources());
     if (resources > most) {
       field = "resources";
       most = resources;
@@ -205,30 +126,28 @@ public final class EncodedSize {
     return f.close();
   }
 
-  private static int subjects(List<Subject> subjects, ValueFacts facts) {
+  /** The bytes of a JSON array of subjects. */
+  static int subjects(List<Subject> subjects) {
     int n = 1;
     for (int i = 0, len = subjects.size(); i < len; i++) {
-      n += facts.jsonSize(subjects.get(i)) + 1;
+      n += subject(subjects.get(i)) + 1;
     }
     return n;
   }
 
-  private static int subject(Subject s) {
-    return subject(s, ValueFacts.DIRECT);
-  }
-
-  /** The bytes of a subject's JSON object, from its strings' sizes in {@code facts}. */
-  static int subject(Subject s, ValueFacts facts) {
+  /** The bytes of a subject's JSON object. */
+  public static int subject(Subject s) {
     Fields f = new Fields();
-    f.sized("apiVersion", facts.jsonSize(s.apiVersion()));
-    f.sized("kind", facts.jsonSize(s.kind()));
-    f.sized("namespace", facts.jsonSize(s.namespace()));
-    f.sized("name", facts.jsonSize(s.name()));
-    f.sized("uid", facts.jsonSize(s.uid()));
+    f.string("apiVersion", s.apiVersion());
+    f.string("kind", s.kind());
+    f.string("namespace", s.namespace());
+    f.string("name", s.name());
+    f.string("uid", s.uid());
     return f.close();
   }
 
-  private static int selector(LabelSelector s) {
+  /** The bytes of a label selector's JSON object. */
+  static int selector(LabelSelector s) {
     Fields f = new Fields();
     f.raw("matchLabels", s.matchLabels().isEmpty() ? 0 : map(s.matchLabels()));
     if (!s.matchExpressions().isEmpty()) {
@@ -251,7 +170,8 @@ public final class EncodedSize {
     return f.close();
   }
 
-  private static int map(Map<String, String> m) {
+  /** The bytes of a JSON object of strings. */
+  static int map(Map<String, String> m) {
     int n = 1;
     for (var e : m.entrySet()) {
       n += string(e.getKey()) + 1 + string(e.getValue()) + 1;
@@ -259,12 +179,13 @@ public final class EncodedSize {
     return n;
   }
 
-  private static int quoted(String ascii) {
+  /** The bytes of a string literal of ASCII characters that need no escape. */
+  static int quoted(String ascii) {
     return ascii.length() + 2;
   }
 
   /** The length of {@code Long.toString(v)}, without building the string (it runs per result). */
-  static int digits(long v) {
+  public static int digits(long v) {
     if (v == Long.MIN_VALUE) {
       return 20;
     }
@@ -281,29 +202,34 @@ public final class EncodedSize {
   }
 
   /** The bytes of a JSON string literal: quotes, escapes and UTF-8. */
-  static int string(String s) {
+  public static int string(String s) {
     int n = 2;
     for (int i = 0, len = s.length(); i < len; i++) {
-      char c = s.charAt(i);
-      if (c < 0x20) {
-        n += (c == '\n' || c == '\t' || c == '\r' || c == '\b' || c == '\f') ? 2 : 6;
-      } else if (c == '"' || c == '\\') {
-        n += 2;
-      } else if (c < 0x80) {
-        n += 1;
-      } else if (c < 0x800) {
-        n += 2;
-      } else if (Character.isSurrogate(c)) {
-        n += 2; // a pair is 4 bytes of UTF-8
-      } else {
-        n += 3;
-      }
+      n += charBytes(s.charAt(i));
     }
     return n;
   }
 
+  /**
+   * The bytes one UTF-16 code unit takes in a JSON string literal: an escape for a quote, a
+   * backslash or a control character (2 bytes, or 6 as a backslash, 'u' and four hex digits), else
+   * its UTF-8 (1 to 3 bytes; each half of a surrogate pair 2, the pair's 4 bytes).
+   */
+  static int charBytes(char c) {
+    if (c < 0x80) {
+      if (c >= 0x20) {
+        return c == '"' || c == '\\' ? 2 : 1;
+      }
+      return (c == '\n' || c == '\t' || c == '\r' || c == '\b' || c == '\f') ? 2 : 6;
+    }
+    if (c < 0x800) {
+      return 2;
+    }
+    return Character.isSurrogate(c) ? 2 : 3;
+  }
+
   /** Accumulates the bytes of a JSON object's fields: {@code {"a":1,"b":2}}. */
-  private static final class Fields {
+  static final class Fields {
     private int bytes = 1;
     private int count;
 
