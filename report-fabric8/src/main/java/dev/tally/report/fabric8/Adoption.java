@@ -7,7 +7,7 @@ import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.internal.OwnedPartialReports;
 import dev.tally.report.fabric8.resource.PartialReportSpec;
 import dev.tally.report.fabric8.resource.ReportCodec;
-import dev.tally.report.merge.Publication;
+import dev.tally.report.merge.publish.Publication;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -10,7 +10,7 @@ import dev.tally.report.fabric8.input.LivenessWatch;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.partials.PartialReportsInput;
-import dev.tally.report.merge.ClockRule;
+import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package dev.tally.report.fabric8;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Subject;
 import dev.tally.report.fabric8.internal.ApiCalls;
-import dev.tally.report.merge.KubernetesNames;
+import dev.tally.report.merge.names.KubernetesNames;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;

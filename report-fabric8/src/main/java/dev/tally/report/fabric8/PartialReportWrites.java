@@ -10,8 +10,8 @@ import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportSpec;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.EvaluationOrder;
-import dev.tally.report.merge.KubernetesNames;
-import dev.tally.report.merge.Publication;
+import dev.tally.report.merge.names.KubernetesNames;
+import dev.tally.report.merge.publish.Publication;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * object, with the resourceVersion it got back when it wrote the object last, re-reading after a
  * conflict; keeps what the cluster holds when that is the same evaluation or a later one in {@link
  * EvaluationOrder} and keeps an adoption (both decided by report-merge's {@link
- * dev.tally.report.merge.Publication}); keeps the pending-since time of a report not yet adopted.
+ * dev.tally.report.merge.publish.Publication}); keeps the pending-since time of a report not yet
+ * adopted.
  */
 final class PartialReportWrites {
   private static final Logger LOG = LoggerFactory.getLogger(PartialReportWrites.class);

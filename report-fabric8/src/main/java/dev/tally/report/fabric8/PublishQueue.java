@@ -2,7 +2,7 @@ package dev.tally.report.fabric8;
 
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.merge.EvaluationOrder;
-import dev.tally.report.merge.KubernetesNames;
+import dev.tally.report.merge.names.KubernetesNames;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

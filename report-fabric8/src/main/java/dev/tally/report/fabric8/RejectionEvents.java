@@ -3,7 +3,7 @@ package dev.tally.report.fabric8;
 import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.fabric8.internal.ApiCalls;
-import dev.tally.report.merge.KubernetesNames;
+import dev.tally.report.merge.names.KubernetesNames;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;

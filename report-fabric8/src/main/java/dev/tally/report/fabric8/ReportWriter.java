@@ -15,6 +15,7 @@ import dev.tally.report.fabric8.internal.PagedList;
 import dev.tally.report.fabric8.resource.AggregateResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.ContentHash;
+import dev.tally.report.merge.names.Ownership;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -52,10 +53,10 @@ final class ReportWriter {
   private final Map<ReportRef, String> resourceVersions = new HashMap<>();
 
   /**
-   * The {@code app.kubernetes.io/managed-by} value of what this writer may change: that of the
-   * aggregator's layout, set by each {@link #listOwned}, which begins every term.
+   * The layout whose {@code app.kubernetes.io/managed-by} value marks what this writer may change:
+   * the aggregator's, set by each {@link #listOwned}, which begins every term.
    */
-  private String owner = WireNames.MANAGED_BY_VALUE;
+  private ReportLayout owner = ReportLayout.TALLY;
 
   ReportWriter(
       KubernetesClient client, ApiCalls calls, TallyMetrics metrics, boolean serverSideApply) {
@@ -118,7 +119,7 @@ final class ReportWriter {
    * diff rewrites it.
    */
   List<AggregateReport> listOwned(ReportFormat format, ReportLayout layout) {
-    owner = layout.managedBy();
+    owner = layout;
     List<AggregateReport> out = new ArrayList<>();
     for (ReportKind kind : List.of(format.kindFor("any-namespace"), format.kindFor(""))) {
       List<? extends AggregateResource> items = listOwned(kind);
@@ -160,7 +161,7 @@ final class ReportWriter {
             client
                 .resources(type)
                 .inAnyNamespace()
-                .withLabel(WireNames.MANAGED_BY_LABEL, owner)
+                .withLabel(WireNames.MANAGED_BY_LABEL, owner.managedBy())
                 .list(options));
   }
 
@@ -348,7 +349,7 @@ final class ReportWriter {
         "{} exists but is not managed by Tally ({}={} missing); leaving it alone",
         ref,
         WireNames.MANAGED_BY_LABEL,
-        owner);
+        owner.managedBy());
     resourceVersions.remove(ref);
     return Verdict.REFUSED;
   }
@@ -370,9 +371,9 @@ final class ReportWriter {
     }
   }
 
+  /** report-merge's ownership rule: the aggregator's resync decides by the same one. */
   private boolean owned(HasMetadata item) {
-    var labels = item.getMetadata().getLabels();
-    return labels != null && owner.equals(labels.get(WireNames.MANAGED_BY_LABEL));
+    return Ownership.managed(owner, item.getMetadata().getLabels());
   }
 
   /**

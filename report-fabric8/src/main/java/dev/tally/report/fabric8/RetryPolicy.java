@@ -1,6 +1,6 @@
 package dev.tally.report.fabric8;
 
-import dev.tally.report.merge.Backoff;
+import dev.tally.report.merge.publish.Backoff;
 import java.time.Duration;
 import java.util.Random;
 

@@ -11,7 +11,7 @@ import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
-import dev.tally.report.merge.ClockRule;
+import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;

@@ -13,7 +13,7 @@ import dev.tally.report.fabric8.resource.PartialReportSpec;
 import dev.tally.report.fabric8.resource.WireCoverageKey;
 import dev.tally.report.fabric8.resource.WireResult;
 import dev.tally.report.fabric8.resource.WireTimestamp;
-import dev.tally.report.merge.ClockRule;
+import dev.tally.report.merge.publish.ClockRule;
 import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;

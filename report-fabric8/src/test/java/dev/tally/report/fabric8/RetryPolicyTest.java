@@ -5,7 +5,7 @@ import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.longs;
 
-import dev.tally.report.merge.Backoff;
+import dev.tally.report.merge.publish.Backoff;
 import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.api.Test;

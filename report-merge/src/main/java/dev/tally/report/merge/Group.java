@@ -3,11 +3,12 @@ package dev.tally.report.merge;
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.Subject;
-import dev.tally.report.api.WireNames;
+import dev.tally.report.merge.names.ReportNames;
+import dev.tally.report.merge.partition.PartitionBudget;
+import dev.tally.report.merge.partition.PartitionTrie;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,7 +44,7 @@ final class Group {
   boolean dirty;
 
   /** The envelope as last computed; null when the content changed since. */
-  DefaultReportAggregator.@Nullable Envelope envelope;
+  GroupPublisher.@Nullable Envelope envelope;
 
   /**
    * An empty group whose partitions will have {@code scope} (and so owner), as far as it is known
@@ -59,29 +60,16 @@ final class Group {
     this.key = key;
     this.kind = kind;
     this.baseName = ReportNames.base(layout, groupingId, key.name());
-    this.labels = labels(layout, groupingId, key);
+    this.labels = ReportNames.labels(layout, groupingId, key.namespace(), key.name());
     this.envelopePrefix = ContentHash.prefix(kind, key.namespace(), labels);
-    this.trie = new PartitionTrie(budget.maxResults(), budget.resultBytes(this, scope));
+    this.trie =
+        new PartitionTrie(budget.maxResults(), resultBytes(budget, scope), Register.IN_PARTITION);
     this.budgetScope = scope;
   }
 
-  /**
-   * The labels of every partition of a group: in Kyverno's layout exactly {@code
-   * app.kubernetes.io/managed-by: kyverno}, as Kyverno labels its reports.
-   */
-  static Map<String, String> labels(ReportLayout layout, String groupingId, GroupKey key) {
-    if (layout == ReportLayout.KYVERNO) {
-      return new TreeMap<>(Map.of(WireNames.MANAGED_BY_LABEL, layout.managedBy()));
-    }
-    // sorted like every map of the model, so digests iterate it in the same order
-    return new TreeMap<>(
-        Map.of(
-            WireNames.MANAGED_BY_LABEL,
-            WireNames.MANAGED_BY_VALUE,
-            WireNames.GROUP_LABEL,
-            ReportNames.groupLabel(groupingId, key.namespace(), key.name()),
-            WireNames.GROUPING_LABEL,
-            ReportNames.sanitize(groupingId)));
+  /** The bytes of results one partition of this group holds when they have {@code scope}. */
+  private long resultBytes(PartitionBudget budget, Optional<Subject> scope) {
+    return budget.resultBytes(kind, key.namespace(), baseName, labels, scope);
   }
 
   /**
@@ -93,7 +81,7 @@ final class Group {
     if (scope.equals(budgetScope)) {
       return; // the common case: one subject, measured when the group was made
     }
-    long bytes = budget.resultBytes(this, scope);
+    long bytes = resultBytes(budget, scope);
     budgetScope = scope;
     if (bytes != trie.maxBytes()) {
       trie = trie.withMaxBytes(bytes);

@@ -27,11 +27,12 @@ final class MergeRule {
 
   /**
    * Whether content with {@code order} and {@code digest} replaces the register's. Later order wins
-   * ({@link Order} already decides evaluations that tie in time, generation and producer by what
-   * they state); the register digest only decides what is then equal up to 64 bits, so that merging
-   * stays commutative.
+   * ({@link EvaluationOrder} already decides evaluations that tie in time, generation and producer
+   * by what they state); the register digest only decides what is then equal up to 64 bits, so that
+   * merging stays commutative.
    */
-  static boolean wins(Order order, long digest, @Nullable Order existing, long existingDigest) {
+  static boolean wins(
+      EvaluationOrder order, long digest, @Nullable EvaluationOrder existing, long existingDigest) {
     if (existing == null) {
       return true;
     }

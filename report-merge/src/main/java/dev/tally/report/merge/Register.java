@@ -2,8 +2,11 @@ package dev.tally.report.merge;
 
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Fingerprint;
+import dev.tally.report.api.Liveness;
+import dev.tally.report.api.ReportLimits;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
+import dev.tally.report.merge.partition.PartitionTrie;
 import java.util.Comparator;
 import org.jspecify.annotations.Nullable;
 
@@ -18,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * (then a {@link View} holds the rest), and the content digest, read only when two evaluations tie
  * in order, is computed when it is asked for.
  */
-final class Register {
+final class Register implements PartitionTrie.Member {
   /** Canonical order of registers: by subject, then source and policy. */
   static final Comparator<Register> ORDER =
       (a, b) -> {
@@ -32,9 +35,13 @@ final class Register {
         return c != 0 ? c : a.key.compareTo(b.key);
       };
 
+  /** {@link #ORDER} as a partition trie orders its members, which are all registers. */
+  static final Comparator<PartitionTrie.Member> IN_PARTITION =
+      (a, b) -> ORDER.compare((Register) a, (Register) b);
+
   final CoverageKey key;
   final Subject subject;
-  final Order order;
+  final EvaluationOrder order;
   final Result[] results;
 
   /**
@@ -61,7 +68,7 @@ final class Register {
   /** A filtered view: the results kept, their bytes (each with a comma) and digest sum. */
   private record View(Result[] results, int bytes, long hash) {}
 
-  Register(Subject subject, CoverageKey key, Order order, Result[] results) {
+  Register(Subject subject, CoverageKey key, EvaluationOrder order, Result[] results) {
     this(subject, key, order, results, Fingerprint.pathPrefix(subject.uid()));
   }
 
@@ -69,7 +76,12 @@ final class Register {
    * The same, with {@link Fingerprint#pathPrefix} of the subject's uid, which every register of the
    * subject shares.
    */
-  Register(Subject subject, CoverageKey key, Order order, Result[] results, long uidPathPrefix) {
+  Register(
+      Subject subject,
+      CoverageKey key,
+      EvaluationOrder order,
+      Result[] results,
+      long uidPathPrefix) {
     this.key = key;
     this.subject = subject;
     this.order = order;
@@ -87,6 +99,16 @@ final class Register {
 
   String uid() {
     return subject.uid();
+  }
+
+  @Override
+  public long pathHash() {
+    return pathHash;
+  }
+
+  @Override
+  public String toString() {
+    return "register " + key + " of " + uid();
   }
 
   /**
@@ -110,25 +132,67 @@ final class Register {
   }
 
   /** The results that go into aggregates. */
-  Result[] effective() {
+  @Override
+  public Result[] effective() {
     View v = filtered;
     return v == null ? results : v.results;
   }
 
   /** The encoded bytes of {@link #effective}, each with a comma. */
-  int effectiveBytes() {
+  @Override
+  public int effectiveBytes() {
     View v = filtered;
     return v == null ? resultsBytes : v.bytes;
   }
 
   /** The sum of the digests of {@link #effective}. */
-  long effectiveHash() {
+  @Override
+  public long effectiveHash() {
     View v = filtered;
     return v == null ? resultsHash : v.hash;
   }
 
-  /** Sets the view: {@code view} is {@link #results} or a part of it with these totals. */
-  void view(Result[] view, int bytes, long hash) {
-    filtered = view == results ? null : new View(view, bytes, hash);
+  /**
+   * Computes what of the results goes into aggregates under {@code liveness} and the status filter
+   * of {@code limits}.
+   */
+  void refreshView(Liveness liveness, ReportLimits limits) {
+    Result[] view;
+    if (!liveness.isLive(key)) {
+      view = new Result[0];
+    } else {
+      int keep = 0;
+      for (Result x : results) {
+        if (keeps(x, liveness, limits)) {
+          keep++;
+        }
+      }
+      if (keep == results.length) {
+        view = results;
+      } else {
+        view = new Result[keep];
+        int i = 0;
+        for (Result x : results) {
+          if (keeps(x, liveness, limits)) {
+            view[i++] = x;
+          }
+        }
+      }
+    }
+    if (view == results) {
+      filtered = null;
+      return;
+    }
+    int bytes = 0;
+    long sum = 0;
+    for (Result x : view) {
+      bytes += x.encodedSize() + 1;
+      sum += x.digest();
+    }
+    filtered = new View(view, bytes, sum);
+  }
+
+  private boolean keeps(Result x, Liveness liveness, ReportLimits limits) {
+    return limits.keeps(x.status()) && liveness.isLive(key, x.rule());
   }
 }

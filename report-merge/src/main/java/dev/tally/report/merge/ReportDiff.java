@@ -5,6 +5,7 @@ import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.ReportRef;
+import dev.tally.report.merge.names.Ownership;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -21,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * The writes that turn observed aggregates into desired ones. Pure.
  *
  * <p>Applying the result to {@code observed} yields {@code desired} for every object Tally may
- * touch: an object the layout does not own ({@link AggregateReport#ownedBy}: its managed-by label
- * is not the layout's) is never updated or deleted (a desired object whose name is taken by such an
+ * touch: an object the layout does not manage ({@link Ownership#managed}: its managed-by label is
+ * not the layout's) is never updated or deleted (a desired object whose name is taken by such an
  * object is skipped, and logged); an owned object outside {@code mine} (another aggregator's) is
  * left alone. An owned object is compared by the hash of its content, never by the hash its
  * annotation states: one without a stored hash (one Kyverno wrote, in Kyverno's layout) is updated
@@ -93,7 +94,7 @@ final class ReportDiff {
       AggregateReport o = seen.get(d.ref());
       if (o == null) {
         changes.add(new Change.Create(d.report().get()));
-      } else if (!o.ownedBy(layout)) {
+      } else if (!Ownership.managed(layout, o.labels())) {
         LOG.warn(
             "{} exists and is not managed by {}; leaving it alone", d.ref(), layout.managedBy());
       } else {
@@ -107,7 +108,7 @@ final class ReportDiff {
       }
     }
     for (AggregateReport o : observed) {
-      if (!wanted.contains(o.ref()) && o.ownedBy(layout) && mine.test(o)) {
+      if (!wanted.contains(o.ref()) && Ownership.managed(layout, o.labels()) && mine.test(o)) {
         changes.add(new Change.Delete(o.ref(), hashOf(o)));
       }
     }

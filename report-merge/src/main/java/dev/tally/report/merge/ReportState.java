@@ -44,7 +44,7 @@ final class ReportState {
     if (MergeRule.hidden(p.observedAt(), deletedAt)) {
       return this;
     }
-    Order order = Order.of(p);
+    EvaluationOrder order = EvaluationOrder.of(p);
     Map<RegisterId, Content> next = new HashMap<>(registers);
     MergeRule.registerContents(p)
         .forEach(
@@ -155,11 +155,11 @@ final class ReportState {
   /** What a register holds: the evaluation that won and its results (empty: retracted). */
   public static final class Content {
     private final Subject subject;
-    private final Order order;
+    private final EvaluationOrder order;
     private final List<Result> results;
     private final long digest;
 
-    Content(Subject subject, Order order, List<Result> results) {
+    Content(Subject subject, EvaluationOrder order, List<Result> results) {
       this.subject = subject;
       this.order = order;
       this.results = results;

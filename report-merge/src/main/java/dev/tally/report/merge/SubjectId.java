@@ -6,4 +6,4 @@ package dev.tally.report.merge;
  * about a uid is kept per namespace: a claim in one namespace never hides, retracts or keeps alive
  * anything in another.
  */
-record SubjectId(String namespace, String uid) {}
+public record SubjectId(String namespace, String uid) {}

@@ -13,12 +13,15 @@ import java.util.List;
 import java.util.Random;
 import org.quicktheories.QuickTheory;
 
-/** Configurations and helpers shared by the merge tests. */
-final class Fixtures {
+/**
+ * Configurations and helpers shared by the merge tests; {@link #theory} by those of its subpackages
+ * too.
+ */
+public final class Fixtures {
   /** Seed of every property test: CI is deterministic; change it locally to explore. */
-  static final long SEED = Long.getLong("tally.seed", 0x7a11_5eedL);
+  public static final long SEED = Long.getLong("tally.seed", 0x7a11_5eedL);
 
-  static final int EXAMPLES = Integer.getInteger("tally.examples", 1000);
+  public static final int EXAMPLES = Integer.getInteger("tally.examples", 1000);
 
   static final List<Grouping> GROUPINGS =
       List.of(Grouping.perNamespace(), Grouping.perSubject(), Grouping.perNamespaceAndPolicy());
@@ -26,7 +29,7 @@ final class Fixtures {
   private Fixtures() {}
 
   /** Every property of this module: {@link #EXAMPLES} examples from the fixed {@link #SEED}. */
-  static QuickTheory theory() {
+  public static QuickTheory theory() {
     return QuickTheory.qt().withFixedSeed(SEED).withExamples(EXAMPLES);
   }
 

@@ -16,6 +16,7 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.merge.partition.PartitionBudget;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

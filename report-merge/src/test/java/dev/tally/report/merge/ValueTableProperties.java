@@ -150,7 +150,8 @@ class ValueTableProperties {
     Map<CoverageKey, Result[]> contents =
         MergeRule.registerContents(p, r -> table.result(r, subjectOnly));
     List<Register> out = new ArrayList<>();
-    contents.forEach((key, results) -> out.add(new Register(subject, key, Order.of(p), results)));
+    contents.forEach(
+        (key, results) -> out.add(new Register(subject, key, EvaluationOrder.of(p), results)));
     return out;
   }
 }

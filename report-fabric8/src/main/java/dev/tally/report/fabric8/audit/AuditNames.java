@@ -1,7 +1,7 @@
 package dev.tally.report.fabric8.audit;
 
 import dev.tally.report.api.WireNames;
-import dev.tally.report.merge.KubernetesNames;
+import dev.tally.report.merge.names.KubernetesNames;
 import java.util.Map;
 
 /** Names and labels of the objects the audit keeps: valid DNS names, stable for a member. */

@@ -14,7 +14,7 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.api.WireNames;
-import dev.tally.report.merge.KubernetesNames;
+import dev.tally.report.merge.names.KubernetesNames;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.CustomResource;
 import java.util.LinkedHashMap;

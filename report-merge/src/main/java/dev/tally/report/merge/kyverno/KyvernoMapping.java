@@ -7,7 +7,7 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
-import dev.tally.report.merge.ClockRule;
+import dev.tally.report.merge.publish.ClockRule;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;

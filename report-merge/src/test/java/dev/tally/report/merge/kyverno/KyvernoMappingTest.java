@@ -29,8 +29,9 @@ class KyvernoMappingTest {
   static final dev.tally.report.api.Timestamp NOW =
       dev.tally.report.api.Timestamp.ofSeconds(4_000_000_000L);
 
-  static final dev.tally.report.merge.ClockRule CLOCK =
-      dev.tally.report.merge.ClockRule.allowing(dev.tally.report.merge.ClockRule.DEFAULT_MAX_SKEW);
+  static final dev.tally.report.merge.publish.ClockRule CLOCK =
+      dev.tally.report.merge.publish.ClockRule.allowing(
+          dev.tally.report.merge.publish.ClockRule.DEFAULT_MAX_SKEW);
 
   private static Map<String, String> podLabels(String source) {
     Map<String, String> labels = new HashMap<>();

@@ -36,8 +36,9 @@ class KyvernoMergeProperties {
   static final dev.tally.report.api.Timestamp NOW =
       dev.tally.report.api.Timestamp.ofSeconds(4_000_000_000L);
 
-  static final dev.tally.report.merge.ClockRule CLOCK =
-      dev.tally.report.merge.ClockRule.allowing(dev.tally.report.merge.ClockRule.DEFAULT_MAX_SKEW);
+  static final dev.tally.report.merge.publish.ClockRule CLOCK =
+      dev.tally.report.merge.publish.ClockRule.allowing(
+          dev.tally.report.merge.publish.ClockRule.DEFAULT_MAX_SKEW);
 
   private static final long SEED = Long.getLong("tally.seed", 0x7a11_5eedL);
   private static final int EXAMPLES = Integer.getInteger("tally.examples", 1000);

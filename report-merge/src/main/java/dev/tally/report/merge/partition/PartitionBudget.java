@@ -1,17 +1,17 @@
-package dev.tally.report.merge;
+package dev.tally.report.merge.partition;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.EncodedSize;
 import dev.tally.report.api.Fingerprint;
 import dev.tally.report.api.InvalidReportException;
-import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportConfiguration;
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Summary;
+import dev.tally.report.merge.names.ReportNames;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,12 +29,12 @@ import java.util.Optional;
  * aggregator holds (a group's scope can change with its content, and with it the envelope), so a
  * refusal is the same whatever the order of events.
  */
-final class PartitionBudget {
+public final class PartitionBudget {
   /** The longest partition name suffix: '.' and one hex digit per 4 bits of the deepest path. */
-  static final int MAX_SUFFIX = 1 + PartitionTrie.MAX_DEPTH / 4;
+  public static final int MAX_SUFFIX = 1 + PartitionTrie.MAX_DEPTH / 4;
 
   /** The longest value of a Kubernetes label, which the grouping label must respect. */
-  static final int MAX_LABEL_VALUE = 63;
+  public static final int MAX_LABEL_VALUE = 63;
 
   private final AggregatorConfig config;
   private final Optional<ReportConfiguration> configuration;
@@ -53,7 +53,8 @@ final class PartitionBudget {
   /** The bytes of results every partition has room for, whatever its envelope. */
   private final long room;
 
-  PartitionBudget(AggregatorConfig config, Optional<ReportConfiguration> configuration) {
+  /** The budget of an aggregator of {@code config} writing {@code configuration}, if any. */
+  public PartitionBudget(AggregatorConfig config, Optional<ReportConfiguration> configuration) {
     this.config = config;
     this.configuration = configuration;
     this.maxBytes = config.limits().maxBytes();
@@ -63,12 +64,13 @@ final class PartitionBudget {
     this.room = (long) maxBytes - 1 - maxEnvelope;
   }
 
-  int maxResults() {
+  /** The most results a partition holds. */
+  public int maxResults() {
     return config.limits().maxResults();
   }
 
   /** The bytes of results (each result's JSON and a comma) every partition has room for. */
-  long room() {
+  public long room() {
     return room;
   }
 
@@ -81,7 +83,6 @@ final class PartitionBudget {
       AggregatorConfig config, Optional<ReportConfiguration> configuration, int maxCount) {
     int most = 0;
     for (String namespace : List.of("", widestNamespace())) {
-      var key = new GroupKey(namespace, "x");
       Optional<Subject> scope =
           config.grouping().scopedToSubject()
               ? Optional.of(widestSubject(namespace))
@@ -91,8 +92,11 @@ final class PartitionBudget {
               config.format().kindFor(namespace),
               namespace,
               "x".repeat(ReportNames.MAX_BASE_LENGTH),
-              Group.labels(
-                  AggregatorConfig.layoutOf(config.grouping()), config.grouping().id(), key),
+              ReportNames.labels(
+                  AggregatorConfig.layoutOf(config.grouping()),
+                  config.grouping().id(),
+                  namespace,
+                  "x"),
               scope,
               configuration,
               maxCount);
@@ -101,45 +105,40 @@ final class PartitionBudget {
     return most;
   }
 
-  /** The bytes of results a partition of {@code g} holds when its partitions have {@code scope}. */
-  long resultBytes(Group g, Optional<Subject> scope) {
-    int envelope =
-        envelopeBound(
-            g.kind, g.key.namespace(), g.baseName, g.labels, scope, configuration, maxCount);
+  /**
+   * The bytes of results a partition holds of a group of {@code kind} in {@code namespace}, named
+   * {@code baseName} and labelled {@code labels}, when its partitions have {@code scope}.
+   */
+  public long resultBytes(
+      ReportKind kind,
+      String namespace,
+      String baseName,
+      Map<String, String> labels,
+      Optional<Subject> scope) {
+    int envelope = envelopeBound(kind, namespace, baseName, labels, scope, configuration, maxCount);
     return (long) maxBytes - 1 - envelope;
   }
 
   /**
-   * Refuses {@code p} if a result of register {@code r}, which {@code p} states, is too large for
-   * any partition to hold. Cheap when the whole register fits, as nearly every one does.
+   * Refuses result {@code index} of a partial report, as a partition holds it ({@code normal}:
+   * about the subject when it names no object), if it is too large for any partition to hold.
    *
    * @throws InvalidReportException naming the result's largest field
    */
-  void checkFits(PartialReport p, Register r) {
-    if (r.resultsBytes <= room) {
-      return;
-    }
-    List<Subject> subjectOnly = List.of(p.subject());
-    for (int i = 0; i < p.results().size(); i++) {
-      Result x = p.results().get(i);
-      if (!x.coverageKey().equals(r.key) || !config.limits().keeps(x.status())) {
-        continue;
-      }
-      Result normal = MergeRule.aboutSubject(x, subjectOnly);
-      long bytes = EncodedSize.of(normal) + 1L;
-      if (bytes > room) {
-        throw new InvalidReportException(
-            "results[" + i + "]." + EncodedSize.largestField(normal),
-            "makes the result "
-                + (bytes - 1)
-                + " bytes of JSON, more than the "
-                + (room - 1)
-                + " a partition has room for: limits.maxBytes is "
-                + maxBytes
-                + " and a partition's other fields take up to "
-                + (maxEnvelope + 2)
-                + " bytes");
-      }
+  public void checkFits(int index, Result normal) {
+    long bytes = EncodedSize.of(normal) + 1L;
+    if (bytes > room) {
+      throw new InvalidReportException(
+          "results[" + index + "]." + EncodedSize.largestField(normal),
+          "makes the result "
+              + (bytes - 1)
+              + " bytes of JSON, more than the "
+              + (room - 1)
+              + " a partition has room for: limits.maxBytes is "
+              + maxBytes
+              + " and a partition's other fields take up to "
+              + (maxEnvelope + 2)
+              + " bytes");
     }
   }
 
@@ -178,13 +177,13 @@ final class PartitionBudget {
    * The subject of {@code namespace} whose JSON is the largest the model allows: every other field
    * at its longest, of characters that JSON escapes to 6 bytes.
    */
-  static Subject widestSubject(String namespace) {
+  public static Subject widestSubject(String namespace) {
     String widest = "\u0001".repeat(Subject.MAX_FIELD);
     return new Subject(widest, widest, namespace, widest, "\u0001".repeat(Subject.MAX_UID));
   }
 
   /** The namespace whose JSON is the largest the model allows. */
-  static String widestNamespace() {
+  public static String widestNamespace() {
     return "\u0001".repeat(Subject.MAX_NAMESPACE);
   }
 }

@@ -1,4 +1,4 @@
-package dev.tally.report.merge;
+package dev.tally.report.merge.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

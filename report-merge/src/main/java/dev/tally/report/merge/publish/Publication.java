@@ -1,7 +1,8 @@
-package dev.tally.report.merge;
+package dev.tally.report.merge.publish;
 
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
+import dev.tally.report.merge.EvaluationOrder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;

@@ -1,10 +1,11 @@
-package dev.tally.report.merge;
+package dev.tally.report.merge.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.api.testing.ModelGen;
-import dev.tally.report.merge.SubjectIndex.Deletion;
+import dev.tally.report.merge.Fixtures;
+import dev.tally.report.merge.publish.SubjectIndex.Deletion;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

@@ -1,7 +1,8 @@
-package dev.tally.report.merge;
+package dev.tally.report.merge.publish;
 
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.merge.SubjectId;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;

@@ -1,9 +1,11 @@
-package dev.tally.report.merge;
+package dev.tally.report.merge.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.testing.ModelGen;
+import dev.tally.report.merge.EvaluationOrder;
+import dev.tally.report.merge.Fixtures;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;

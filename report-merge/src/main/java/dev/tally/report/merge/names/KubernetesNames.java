@@ -1,4 +1,4 @@
-package dev.tally.report.merge;
+package dev.tally.report.merge.names;
 
 import dev.tally.report.api.Subject;
 import java.nio.charset.StandardCharsets;

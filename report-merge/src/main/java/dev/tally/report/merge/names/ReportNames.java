@@ -1,10 +1,13 @@
-package dev.tally.report.merge;
+package dev.tally.report.merge.names;
 
 import dev.tally.report.api.Fingerprint;
 import dev.tally.report.api.ReportLayout;
+import dev.tally.report.api.WireNames;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
@@ -29,18 +32,19 @@ import java.util.regex.Pattern;
  * base("kyverno", group)} gives. The same argument keeps names distinct: a plain name is its group,
  * and never ends like a digested one.
  */
-final class ReportNames {
-  static final int MAX_BASE = 180;
+public final class ReportNames {
+  /** The longest base name kept as it is, or cut to before a digest is added. */
+  public static final int MAX_BASE = 180;
 
   private static final int DIGEST_CHARS = 32;
 
   /** The longest base name: {@link #MAX_BASE} chars, a '-' and a digest. */
-  static final int MAX_BASE_LENGTH = MAX_BASE + 1 + DIGEST_CHARS;
+  public static final int MAX_BASE_LENGTH = MAX_BASE + 1 + DIGEST_CHARS;
 
   private ReportNames() {}
 
   /** The base name of {@code group} of grouping {@code groupingId} in {@code layout}. */
-  static String base(ReportLayout layout, String groupingId, String group) {
+  public static String base(ReportLayout layout, String groupingId, String group) {
     if (layout == ReportLayout.TALLY) {
       return base(groupingId, group);
     }
@@ -58,7 +62,7 @@ final class ReportNames {
   private static final Pattern PLAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
 
   /** The base name of {@code group} of grouping {@code groupingId} in Tally's layout. */
-  static String base(String groupingId, String group) {
+  public static String base(String groupingId, String group) {
     String original = "tally-" + groupingId + "-" + group;
     String clean = sanitize(original);
     if (clean.equals(original) && clean.length() <= MAX_BASE && !endsLikeADigest(clean)) {
@@ -95,17 +99,18 @@ final class ReportNames {
         b);
   }
 
-  static String partition(String base, String suffix) {
+  /** The name of a group's partition: its base name, and {@code .<suffix>} but for the first. */
+  public static String partition(String base, String suffix) {
     return suffix.isEmpty() ? base : base + "." + suffix;
   }
 
   /** The value of the {@code tally.dev/group} label: a digest of the group's identity. */
-  static String groupLabel(String groupingId, String namespace, String group) {
+  public static String groupLabel(String groupingId, String namespace, String group) {
     return Fingerprint.hex(Fingerprint.of(groupingId, namespace, group));
   }
 
   /** {@code s} as a DNS name ({@link KubernetesNames#clean}), each run of '-' made one. */
-  static String sanitize(String s) {
+  public static String sanitize(String s) {
     String clean = KubernetesNames.clean(s.toLowerCase(Locale.ROOT), Integer.MAX_VALUE, true);
     StringBuilder sb = new StringBuilder(clean.length());
     for (int i = 0; i < clean.length(); i++) {
@@ -115,6 +120,27 @@ final class ReportNames {
       }
     }
     return sb.toString();
+  }
+
+  /**
+   * The labels of every partition of group {@code group} of namespace {@code namespace}: in
+   * Kyverno's layout exactly {@code app.kubernetes.io/managed-by: kyverno}, as Kyverno labels its
+   * reports; in Tally's, the managed-by label, the group's and the grouping's.
+   */
+  public static Map<String, String> labels(
+      ReportLayout layout, String groupingId, String namespace, String group) {
+    if (layout == ReportLayout.KYVERNO) {
+      return new TreeMap<>(Map.of(WireNames.MANAGED_BY_LABEL, layout.managedBy()));
+    }
+    // sorted like every map of the model, so digests iterate it in the same order
+    return new TreeMap<>(
+        Map.of(
+            WireNames.MANAGED_BY_LABEL,
+            WireNames.MANAGED_BY_VALUE,
+            WireNames.GROUP_LABEL,
+            groupLabel(groupingId, namespace, group),
+            WireNames.GROUPING_LABEL,
+            sanitize(groupingId)));
   }
 
   private static String trimDashes(String s) {

@@ -1,4 +1,4 @@
-package dev.tally.report.merge;
+package dev.tally.report.merge.publish;
 
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;

@@ -1,4 +1,4 @@
-package dev.tally.report.merge;
+package dev.tally.report.merge.names;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.generators.SourceDSL.strings;
@@ -12,6 +12,7 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.merge.Fixtures;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.tally.report.merge;
+package dev.tally.report.merge.names;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.tally.report.merge;
+package dev.tally.report.merge.publish;
 
 import java.time.Duration;
 import java.util.random.RandomGenerator;

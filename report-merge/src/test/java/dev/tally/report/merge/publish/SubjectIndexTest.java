@@ -1,11 +1,11 @@
-package dev.tally.report.merge;
+package dev.tally.report.merge.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.Timestamp;
-import dev.tally.report.merge.SubjectIndex.Deletion;
+import dev.tally.report.merge.publish.SubjectIndex.Deletion;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
