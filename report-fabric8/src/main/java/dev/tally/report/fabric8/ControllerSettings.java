@@ -1,6 +1,6 @@
 package dev.tally.report.fabric8;
 
-import dev.tally.report.merge.ClockRule;
+import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;

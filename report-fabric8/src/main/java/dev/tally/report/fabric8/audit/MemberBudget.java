@@ -1,11 +1,11 @@
 package dev.tally.report.fabric8.audit;
 
+import dev.tally.report.audit.AuditBudget;
 import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.RetryPolicy;
 import dev.tally.report.fabric8.Sleeper;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.internal.ApiCalls;
-import dev.tally.report.audit.AuditBudget;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Random;

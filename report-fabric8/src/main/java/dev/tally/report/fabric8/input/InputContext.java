@@ -3,7 +3,7 @@ package dev.tally.report.fabric8.input;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.internal.ApiCalls;
-import dev.tally.report.merge.ClockRule;
+import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.util.function.Supplier;
