@@ -29,7 +29,6 @@ class ChartFilesTest {
           "files/rbac/kyverno-aggregator.yaml", TallyResources.KYVERNO_RBAC,
           "files/rbac/trivy-aggregator.yaml", TRIVY_RBAC);
 
-
   static Path deployDir() {
     return Path.of(System.getProperty("tally.deploy.dir", "../deploy"))
         .toAbsolutePath()
