@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.WeakHashMap;
@@ -93,141 +92,10 @@ import java.util.function.ToDoubleFunction;
  *
  * <p>Thread-safe and cheap: each callback increments a meter it already holds.
  */
-public final class MicrometerTallyMetrics implements TallyMetrics {
-  /** Partial reports the aggregator accepted. */
-  public static final String PARTIALS_APPLIED = "tally.partials.applied";
-
-  /** Partial reports refused, tagged {@code reason}. */
-  public static final String PARTIALS_REJECTED = "tally.partials.rejected";
-
-  /** Partial reports a producer wrote, tagged {@code verb}. */
-  public static final String PARTIALS_PUBLISHED = "tally.partials.published";
-
-  /** Writes of aggregate reports, tagged {@code verb}. */
-  public static final String WRITES = "tally.writes";
-
-  /** Writes that met a conflict or a vanished object. */
-  public static final String CONFLICTS = "tally.conflicts";
-
-  /** Requests retried, tagged {@code code}. */
-  public static final String RETRIES = "tally.retries";
-
-  /** Writes skipped because the object already held the desired content. */
-  public static final String WRITES_SUPPRESSED = "tally.writes.suppressed";
-
-  /** How long flushes took (a timer). */
-  public static final String FLUSH = "tally.flush";
-
-  /** Changes each flush wrote (a distribution summary). */
-  public static final String FLUSH_CHANGES = "tally.flush.changes";
-
-  /** Rebuilds of the controller's view. */
-  public static final String RESYNCS = "tally.resyncs";
-
-  /** Changes the rebuilds found. */
-  public static final String RESYNC_CHANGES = "tally.resync.changes";
-
-  /** Kyverno intermediate reports deleted after what they said was written. */
-  public static final String KYVERNO_DELETED = "tally.kyverno.reports.deleted";
-
-  /** Kyverno admission reports deleted because their resource never appeared. */
-  public static final String KYVERNO_EXPIRED = "tally.kyverno.reports.expired";
-
-  /** Kyverno intermediate reports read and still in the cluster, waiting to be deleted. */
-  public static final String KYVERNO_WAITING = "tally.kyverno.reports.waiting";
-
-  /** Re-reads of the objects whose writes met a conflict, a vanished object or a failure. */
-  public static final String REREADS = "tally.rereads";
-
-  /** Objects the re-reads read. */
-  public static final String REREAD_OBJECTS = "tally.reread.objects";
-
-  /** Caps reached, tagged {@code cap}. */
-  public static final String CAPS_REACHED = "tally.caps.reached";
-
-  /** Rejections not recorded as Events because their namespace used up its share. */
-  public static final String EVENTS_SUPPRESSED = "tally.rejections.events.suppressed";
-
-  /** The tag of {@link #CAPS_REACHED}. */
-  public static final String TAG_CAP = "cap";
-
-  /**
-   * The values of {@link #TAG_CAP}: the caps of {@code InputCaps} and of the Kyverno input; any
-   * other name counts as {@code other}.
-   */
-  public static final List<String> CAPS =
-      List.of(
-          "maxResultsPerPartial",
-          "maxCoveragePerPartial",
-          "maxSubjectsPerProducer",
-          "maxResultsPerNamespace",
-          "maxRegistersPerNamespace",
-          "maxProducersPerNamespace",
-          "maxResults",
-          "maxRegisters",
-          "maxTombstones",
-          "maxAwaitingAdoptionPerNamespace",
-          "maxAwaitingAdoption",
-          "other");
-
-  /** Reads of a resource a Kyverno report names that failed, tagged {@code lookup}. */
-  public static final String KYVERNO_LOOKUPS_FAILED = "tally.kyverno.lookups.failed";
-
-  /** Reads not made because the kind is not among the adoption kinds, tagged {@code lookup}. */
-  public static final String KYVERNO_LOOKUPS_SKIPPED = "tally.kyverno.lookups.skipped";
-
-  /** The tag of {@link #KYVERNO_LOOKUPS_FAILED} and {@link #KYVERNO_LOOKUPS_SKIPPED}. */
-  public static final String TAG_LOOKUP = "lookup";
-
-  /** Seconds the oldest input not yet written has waited (a gauge). */
-  public static final String OLDEST_INPUT_AGE = "tally.input.oldest.age";
-
-  /** Seconds since the last flush whose writes all succeeded (a gauge). */
-  public static final String LAST_FLUSH_AGE = "tally.flush.last.age";
-
-  /** Seconds since the last resync that listed, diffed and wrote its difference (a gauge). */
-  public static final String LAST_RESYNC_AGE = "tally.resync.last.age";
-
+public final class MicrometerTallyMetrics implements TallyMetrics, TallyMeterNames {
   /** Where each registry's freshness gauges read, shared by the bindings of one registry. */
   private static final Map<MeterRegistry, AtomicReference<Supplier<Freshness>>> SOURCES =
       Collections.synchronizedMap(new WeakHashMap<>());
-
-  /** The tag of {@link #PARTIALS_REJECTED}. */
-  public static final String TAG_REASON = "reason";
-
-  /** The tag of {@link #WRITES} and {@link #PARTIALS_PUBLISHED}. */
-  public static final String TAG_VERB = "verb";
-
-  /** The tag of {@link #RETRIES}. */
-  public static final String TAG_CODE = "code";
-
-  /** The values of {@link #TAG_CODE}. */
-  enum RetryCode {
-    TOO_MANY_REQUESTS("429"),
-    SERVER_ERROR("5xx"),
-    CONNECTION("connection"),
-    OTHER("other");
-
-    final String tag;
-
-    RetryCode(String tag) {
-      this.tag = tag;
-    }
-
-    /** A status code of 0 or less is no answer at all: the connection failed. */
-    static RetryCode of(int statusCode) {
-      if (statusCode == 429) {
-        return TOO_MANY_REQUESTS;
-      }
-      if (statusCode >= 500 && statusCode < 600) {
-        return SERVER_ERROR;
-      }
-      if (statusCode <= 0) {
-        return CONNECTION;
-      }
-      return OTHER;
-    }
-  }
 
   private final Counter applied;
   private final Map<RejectionReason, Counter> rejected = new EnumMap<>(RejectionReason.class);

@@ -1,0 +1,113 @@
+package dev.tally.report.micrometer;
+
+import java.util.List;
+
+/**
+ * The names and tags of the meters {@link MicrometerTallyMetrics} registers: what a dashboard or an
+ * alert refers to, one place. Split out of {@link MicrometerTallyMetrics}, which implements it (so
+ * {@code MicrometerTallyMetrics.WRITES} still names them) and keeps the meters themselves.
+ */
+public interface TallyMeterNames {
+  /** Partial reports the aggregator accepted. */
+  String PARTIALS_APPLIED = "tally.partials.applied";
+
+  /** Partial reports refused, tagged {@code reason}. */
+  String PARTIALS_REJECTED = "tally.partials.rejected";
+
+  /** Partial reports a producer wrote, tagged {@code verb}. */
+  String PARTIALS_PUBLISHED = "tally.partials.published";
+
+  /** Writes of aggregate reports, tagged {@code verb}. */
+  String WRITES = "tally.writes";
+
+  /** Writes that met a conflict or a vanished object. */
+  String CONFLICTS = "tally.conflicts";
+
+  /** Requests retried, tagged {@code code}. */
+  String RETRIES = "tally.retries";
+
+  /** Writes skipped because the object already held the desired content. */
+  String WRITES_SUPPRESSED = "tally.writes.suppressed";
+
+  /** How long flushes took (a timer). */
+  String FLUSH = "tally.flush";
+
+  /** Changes each flush wrote (a distribution summary). */
+  String FLUSH_CHANGES = "tally.flush.changes";
+
+  /** Rebuilds of the controller's view. */
+  String RESYNCS = "tally.resyncs";
+
+  /** Changes the rebuilds found. */
+  String RESYNC_CHANGES = "tally.resync.changes";
+
+  /** Kyverno intermediate reports deleted after what they said was written. */
+  String KYVERNO_DELETED = "tally.kyverno.reports.deleted";
+
+  /** Kyverno admission reports deleted because their resource never appeared. */
+  String KYVERNO_EXPIRED = "tally.kyverno.reports.expired";
+
+  /** Kyverno intermediate reports read and still in the cluster, waiting to be deleted. */
+  String KYVERNO_WAITING = "tally.kyverno.reports.waiting";
+
+  /** Re-reads of the objects whose writes met a conflict, a vanished object or a failure. */
+  String REREADS = "tally.rereads";
+
+  /** Objects the re-reads read. */
+  String REREAD_OBJECTS = "tally.reread.objects";
+
+  /** Caps reached, tagged {@code cap}. */
+  String CAPS_REACHED = "tally.caps.reached";
+
+  /** Rejections not recorded as Events because their namespace used up its share. */
+  String EVENTS_SUPPRESSED = "tally.rejections.events.suppressed";
+
+  /** The tag of {@link #CAPS_REACHED}. */
+  String TAG_CAP = "cap";
+
+  /**
+   * The values of {@link #TAG_CAP}: the caps of {@code InputCaps} and of the Kyverno input; any
+   * other name counts as {@code other}.
+   */
+  List<String> CAPS =
+      List.of(
+          "maxResultsPerPartial",
+          "maxCoveragePerPartial",
+          "maxSubjectsPerProducer",
+          "maxResultsPerNamespace",
+          "maxRegistersPerNamespace",
+          "maxProducersPerNamespace",
+          "maxResults",
+          "maxRegisters",
+          "maxTombstones",
+          "maxAwaitingAdoptionPerNamespace",
+          "maxAwaitingAdoption",
+          "other");
+
+  /** Reads of a resource a Kyverno report names that failed, tagged {@code lookup}. */
+  String KYVERNO_LOOKUPS_FAILED = "tally.kyverno.lookups.failed";
+
+  /** Reads not made because the kind is not among the adoption kinds, tagged {@code lookup}. */
+  String KYVERNO_LOOKUPS_SKIPPED = "tally.kyverno.lookups.skipped";
+
+  /** The tag of {@link #KYVERNO_LOOKUPS_FAILED} and {@link #KYVERNO_LOOKUPS_SKIPPED}. */
+  String TAG_LOOKUP = "lookup";
+
+  /** Seconds the oldest input not yet written has waited (a gauge). */
+  String OLDEST_INPUT_AGE = "tally.input.oldest.age";
+
+  /** Seconds since the last flush whose writes all succeeded (a gauge). */
+  String LAST_FLUSH_AGE = "tally.flush.last.age";
+
+  /** Seconds since the last resync that listed, diffed and wrote its difference (a gauge). */
+  String LAST_RESYNC_AGE = "tally.resync.last.age";
+
+  /** The tag of {@link #PARTIALS_REJECTED}. */
+  String TAG_REASON = "reason";
+
+  /** The tag of {@link #WRITES} and {@link #PARTIALS_PUBLISHED}. */
+  String TAG_VERB = "verb";
+
+  /** The tag of {@link #RETRIES}. */
+  String TAG_CODE = "code";
+}
