@@ -35,11 +35,11 @@ import org.quicktheories.core.Gen;
  * them, and evaluations (partial reports whose subject may have no uid yet). Built from the shared
  * draws of the report-api test-jar ({@link WideModel}).
  */
-final class AdapterGen {
+public final class AdapterGen {
   private AdapterGen() {}
 
   /** Any aggregate Tally could write or observe, of any kind. */
-  static Gen<AggregateReport> aggregates() {
+  public static Gen<AggregateReport> aggregates() {
     return in -> {
       ReportKind kind = ReportKind.values()[(int) between(in, 0, 3)];
       String ns = kind.namespaced() ? "ns-" + between(in, 0, 9) : "";
@@ -73,7 +73,7 @@ final class AdapterGen {
   }
 
   /** Any evaluation a producer could publish, adopted or not, namespaced or cluster-scoped. */
-  static Gen<PartialReport> evaluations() {
+  public static Gen<PartialReport> evaluations() {
     return in -> {
       String ns = coin(in) ? "" : "ns-" + between(in, 0, 9);
       Set<CoverageKey> coverage = new LinkedHashSet<>();

@@ -15,7 +15,7 @@ import org.snakeyaml.engine.v2.schema.FailsafeSchema;
  * lists and scalars, read without Jackson's own types, so that the check runs on fabric8 7.x
  * (Jackson 2) and 8.x (Jackson 3) alike.
  */
-final class CarriedFields {
+public final class CarriedFields {
   /** Every scalar as the text it was written as: the failsafe schema resolves no types. */
   private static final LoadSettings TEXT =
       LoadSettings.builder()
@@ -26,7 +26,7 @@ final class CarriedFields {
   private CarriedFields() {}
 
   /** The documents of a YAML text, each a tree of maps, lists and scalar text. */
-  static List<Object> published(String yaml) {
+  public static List<Object> published(String yaml) {
     List<Object> out = new java.util.ArrayList<>();
     new Load(TEXT).loadAllFromString(yaml).forEach(out::add);
     return out;
@@ -34,7 +34,7 @@ final class CarriedFields {
 
   /** What fabric8 writes of an object, as a tree of maps, lists and scalars. */
   @SuppressWarnings("unchecked")
-  static Map<String, Object> written(Object resource) {
+  public static Map<String, Object> written(Object resource) {
     return Serialization.unmarshal(Serialization.asJson(resource), Map.class);
   }
 
@@ -43,7 +43,8 @@ final class CarriedFields {
    * same length, maps may gain fields (a summary writes all five counts), scalars have the same
    * text. Paths a warning names are left out: the warning says what was read instead.
    */
-  static void assertCarried(String what, Object published, Object written, Set<String> warned) {
+  public static void assertCarried(
+      String what, Object published, Object written, Set<String> warned) {
     assertCarried(what, "", published, written, warned);
   }
 

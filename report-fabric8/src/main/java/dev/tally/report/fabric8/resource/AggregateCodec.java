@@ -19,10 +19,8 @@ import dev.tally.report.api.WireNames;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -32,12 +30,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Aggregates (PolicyReport, ClusterPolicyReport, Report, ClusterReport) between the model and their
- * custom resource classes: the class of each kind, binding and JSON, and {@link AggregateReport} to
- * {@link AggregateResource} and back, strict or lenient.
+ * custom resource classes: the class of each kind, and {@link AggregateReport} to {@link
+ * AggregateResource} and back, strictly (reading other tools' reports leniently is report-files').
  */
 final class AggregateCodec {
-  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
-
   private AggregateCodec() {}
 
   /** The custom resource class of an aggregate kind. */
@@ -58,35 +54,6 @@ final class AggregateCodec {
       case REPORT -> new ReportResource();
       case CLUSTER_REPORT -> new ClusterReportResource();
     };
-  }
-
-  /**
-   * Binds a JSON tree (maps, lists and scalars) to the resource class of {@code kind}. fabric8
-   * picks the class by apiVersion and kind, so what it binds names the class's own; the object
-   * keeps the apiVersion the tree has. The tree is not changed.
-   *
-   * @throws IllegalArgumentException if the tree does not bind, with Jackson's exception (which
-   *     names the path) as its cause
-   */
-  static AggregateResource bind(Map<String, Object> tree, ReportKind kind) {
-    Object apiVersion = tree.get("apiVersion");
-    Map<String, Object> named = new LinkedHashMap<>(tree);
-    named.put("apiVersion", kind.apiVersion());
-    named.put("kind", kind.kind());
-    AggregateResource res = SERIALIZATION.convertValue(named, resourceClass(kind));
-    res.setApiVersion(apiVersion instanceof String s ? s : kind.apiVersion());
-    return res;
-  }
-
-  /** The JSON of an aggregate object. */
-  static String toJson(AggregateResource res) {
-    return SERIALIZATION.asJson(res);
-  }
-
-  /** An aggregate object from its {@link #toJson} form, whatever version it names. */
-  @SuppressWarnings("unchecked")
-  static AggregateResource fromJson(String json, ReportKind kind) {
-    return bind(SERIALIZATION.unmarshal(json, Map.class), kind);
   }
 
   /** {@link ReportCodec#encode(AggregateReport)}, in full. */
@@ -123,17 +90,11 @@ final class AggregateCodec {
     return res;
   }
 
-  /** {@link ReportCodec#decode(AggregateResource)}, in full: strict. */
-  static AggregateReport decode(AggregateResource res) {
-    return decode(res, null);
-  }
-
   /**
-   * Decodes an aggregate object in the layout of {@link WireResult}. With a list of warnings the
-   * decoding is lenient and applies the normalisations of {@link ReportCodec}'s class comment,
-   * adding a warning for each; without, it is strict.
+   * {@link ReportCodec#decode(AggregateResource)}, in full: strict, an aggregate object in the
+   * layout of {@link WireResult}.
    */
-  static AggregateReport decode(AggregateResource res, @Nullable List<CodecWarning> warnings) {
+  static AggregateReport decode(AggregateResource res) {
     ReportKind kind = res.reportKind();
     ObjectMeta meta = res.getMetadata();
     if (meta == null || meta.getName() == null) {
@@ -150,10 +111,9 @@ final class AggregateCodec {
     Optional<Subject> owner = owner(meta.getOwnerReferences(), namespace);
     Optional<Subject> scope =
         Optional.ofNullable(res.getScope()).map(s -> field("scope", () -> subject(s)));
-    Optional<ReportConfiguration> configuration = configuration(res.getConfiguration(), warnings);
+    Optional<ReportConfiguration> configuration = configuration(res.getConfiguration());
     String defaultSource = nonNull(res.getSource());
-    List<Result> results =
-        ResultCodec.decodeResults("results", res.getResults(), defaultSource, warnings);
+    List<Result> results = ResultCodec.decodeResults("results", res.getResults(), defaultSource);
     WireSummary ws = res.getSummary();
     Summary summary =
         ws == null
@@ -162,11 +122,11 @@ final class AggregateCodec {
                 "summary",
                 () ->
                     new Summary(
-                        count("pass", ws.pass(), warnings),
-                        count("fail", ws.fail(), warnings),
-                        count("warn", ws.warn(), warnings),
-                        count("error", ws.error(), warnings),
-                        count("skip", ws.skip(), warnings)));
+                        count("pass", ws.pass()),
+                        count("fail", ws.fail()),
+                        count("warn", ws.warn()),
+                        count("error", ws.error()),
+                        count("skip", ws.skip())));
     return field(
         "metadata",
         () ->
@@ -209,12 +169,8 @@ final class AggregateCodec {
     return new WireConfiguration(new WireConfiguration.Limits(c.maxResults(), filter));
   }
 
-  /**
-   * The configuration an object holds, if any; when lenient, a {@code maxResults} below 1 reads as
-   * no limit, with a warning.
-   */
-  static Optional<ReportConfiguration> configuration(
-      @Nullable WireConfiguration wire, @Nullable List<CodecWarning> warnings) {
+  /** The configuration an object holds, if any; an absent {@code maxResults} sets no limit. */
+  static Optional<ReportConfiguration> configuration(@Nullable WireConfiguration wire) {
     if (wire == null || wire.limits() == null) {
       return Optional.empty();
     }
@@ -228,36 +184,18 @@ final class AggregateCodec {
       }
       filter.add(ResultStatus.fromWire(at, statuses.get(i)));
     }
-    // an absent maxResults sets no limit
     int max = limits.maxResults() == null ? Integer.MAX_VALUE : limits.maxResults().intValue();
-    if (max < 1 && warnings != null) {
-      warnings.add(
-          new CodecWarning(
-              "configuration.limits.maxResults", max + " is below 1; read as no limit"));
-      max = Integer.MAX_VALUE;
-    }
     return Optional.of(new ReportConfiguration(max, filter));
   }
 
-  /** A summary count: absent reads as zero; when lenient, a negative one too, with a warning. */
-  private static int count(String name, @Nullable Long n, @Nullable List<CodecWarning> warnings) {
+  /** A summary count: absent reads as zero. */
+  private static int count(String name, @Nullable Long n) {
     if (n == null) {
       return 0;
     }
-    if (n < 0 && warnings != null) {
-      warnings.add(new CodecWarning("summary." + name, n + " is negative; read as 0"));
-      return 0;
-    }
     if (n > Integer.MAX_VALUE) {
-      if (warnings == null) {
-        // named under summary by the caller's field("summary", ..)
-        throw new InvalidReportException(
-            name, "must be at most " + Integer.MAX_VALUE + ", was " + n);
-      }
-      warnings.add(
-          new CodecWarning(
-              "summary." + name, n + " is over " + Integer.MAX_VALUE + "; read as that"));
-      return Integer.MAX_VALUE;
+      // named under summary by the caller's field("summary", ..)
+      throw new InvalidReportException(name, "must be at most " + Integer.MAX_VALUE + ", was " + n);
     }
     return n.intValue();
   }

@@ -5,7 +5,6 @@ import dev.tally.report.api.Subject;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import java.util.Map;
-import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,15 +41,6 @@ final class CodecPieces {
         nonNull(ref.getNamespace()),
         nonNull(ref.getName()),
         nonNull(ref.getUid()));
-  }
-
-  /** The value of a conversion, or empty if it does not convert. */
-  static <T> Optional<T> optional(java.util.function.Supplier<T> conversion) {
-    try {
-      return Optional.ofNullable(conversion.get());
-    } catch (InvalidReportException e) {
-      return Optional.empty();
-    }
   }
 
   /** A string map without null values, which the schemas do not allow and the model cannot hold. */

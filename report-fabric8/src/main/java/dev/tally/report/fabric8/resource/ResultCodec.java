@@ -23,8 +23,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Results between the model and the wire: {@link Result} to {@link WireResult} and back, with the
- * result-level timestamps and label selectors. Lenient decoding (with a list of warnings) applies
- * the timestamp normalisations of {@link ReportCodec}'s class comment.
+ * result-level timestamps and label selectors; strict.
  */
 final class ResultCodec {
   private ResultCodec() {}
@@ -32,15 +31,6 @@ final class ResultCodec {
   /** {@link ReportCodec#decodeResults}, in full: strict. */
   static List<Result> decodeResults(
       String field, @Nullable List<WireResult> wire, String defaultSource) {
-    return decodeResults(field, wire, defaultSource, null);
-  }
-
-  /** The same; with a list of warnings, lenient as {@link #timestamp} describes. */
-  static List<Result> decodeResults(
-      String field,
-      @Nullable List<WireResult> wire,
-      String defaultSource,
-      @Nullable List<CodecWarning> warnings) {
     if (wire == null) {
       return List.of();
     }
@@ -51,14 +41,13 @@ final class ResultCodec {
       if (w == null) {
         throw new InvalidReportException(path, "is null");
       }
-      out.add(decodeResult(path, w, defaultSource, warnings));
+      out.add(decodeResult(path, w, defaultSource));
     }
     return out;
   }
 
-  /** One result at {@code path}, never null; lenient with a list of warnings. */
-  static Result decodeResult(
-      String path, WireResult w, String defaultSource, @Nullable List<CodecWarning> warnings) {
+  /** One result at {@code path}, never null. */
+  private static Result decodeResult(String path, WireResult w, String defaultSource) {
     if (w.result() == null) {
       throw new InvalidReportException(path + ".result", "is required");
     }
@@ -79,7 +68,8 @@ final class ResultCodec {
       b.severity(Severity.fromWire(path + ".severity", w.severity().toLowerCase(Locale.ROOT)));
     }
     if (w.timestamp() != null) {
-      b.timestamp(timestamp(path + ".timestamp", w.timestamp(), warnings));
+      WireTimestamp t = w.timestamp();
+      b.timestamp(Timestamp.of(path + ".timestamp", t.seconds(), t.nanos()));
     }
     if (w.resources() != null) {
       List<Subject> resources = new ArrayList<>();
@@ -102,59 +92,6 @@ final class ResultCodec {
       throw e.under(path);
     }
   }
-
-  /**
-   * A timestamp; when lenient, one outside the model's range is normalised as the class comment
-   * says, with a warning naming the field.
-   */
-  private static Timestamp timestamp(
-      String path, WireTimestamp t, @Nullable List<CodecWarning> warnings) {
-    if (warnings == null) {
-      return Timestamp.of(path, t.seconds(), t.nanos());
-    }
-    long seconds = t.seconds();
-    long nanos = t.nanos();
-    if (nanos < 0 || nanos >= NANOS_PER_SECOND) {
-      long carried = Math.floorDiv(nanos, NANOS_PER_SECOND);
-      seconds =
-          carried > 0 && seconds > Long.MAX_VALUE - carried
-              ? Long.MAX_VALUE
-              : carried < 0 && seconds < Long.MIN_VALUE - carried
-                  ? Long.MIN_VALUE
-                  : seconds + carried;
-      nanos = Math.floorMod(nanos, NANOS_PER_SECOND);
-      warnings.add(
-          new CodecWarning(
-              path + ".nanos",
-              t.nanos()
-                  + " is outside [0, 999999999]; read as the same instant, seconds "
-                  + seconds
-                  + " and nanos "
-                  + nanos
-                  + " (whole seconds carried)"));
-    }
-    if (seconds < 0) {
-      warnings.add(
-          new CodecWarning(
-              path + ".seconds",
-              seconds + " is before 1970-01-01T00:00:00Z; read as seconds 0 and nanos 0"));
-      seconds = 0;
-      nanos = 0;
-    } else if (seconds > Timestamp.MAX_SECONDS) {
-      warnings.add(
-          new CodecWarning(
-              path + ".seconds",
-              seconds
-                  + " is after 9999-12-31T23:59:59Z; read as seconds "
-                  + Timestamp.MAX_SECONDS
-                  + " and nanos 999999999"));
-      seconds = Timestamp.MAX_SECONDS;
-      nanos = NANOS_PER_SECOND - 1;
-    }
-    return Timestamp.of(path, seconds, (int) nanos);
-  }
-
-  private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
   /** The wire form of one result. */
   static WireResult encodeResult(Result r) {

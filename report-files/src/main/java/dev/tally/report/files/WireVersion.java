@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8.resource;
+package dev.tally.report.files;
 
 import dev.tally.report.api.ReportKind;
 import java.util.Arrays;
@@ -13,10 +13,10 @@ import java.util.stream.Collectors;
  * The published API versions of the aggregate kinds that the codec reads and writes, and what tells
  * them apart on the wire. {@code wgpolicyk8s.io/v1alpha1} names a result's outcome {@code status}
  * (or {@code result}, as its types did for a while and tools published it: either reads, see {@link
- * WireResult#fromV1alpha1}) and its properties {@code data}, and has no result {@code source} or
- * {@code timestamp}; {@code wgpolicyk8s.io/v1alpha2} and {@code openreports.io/v1alpha1} share the
- * layout of {@link WireResult}, and only openreports has the top-level {@code source} and {@code
- * configuration}.
+ * ReadReportCodec#fromV1alpha1}) and its properties {@code data}, and has no result {@code source}
+ * or {@code timestamp}; {@code wgpolicyk8s.io/v1alpha2} and {@code openreports.io/v1alpha1} share
+ * the layout of {@link dev.tally.report.fabric8.resource.WireResult}, and only openreports has the
+ * top-level {@code source} and {@code configuration}.
  */
 enum WireVersion {
   WGPOLICY_V1ALPHA1(
@@ -196,8 +196,9 @@ enum WireVersion {
   }
 
   /**
-   * A field path as this version spells it: the model and {@link WireResult} say {@code
-   * results[2].result} where a v1alpha1 object says {@code results[2].status}.
+   * A field path as this version spells it: the model and {@link
+   * dev.tally.report.fabric8.resource.WireResult} say {@code results[2].result} where a v1alpha1
+   * object says {@code results[2].status}.
    */
   String wirePath(String path) {
     if (!legacyResults) {

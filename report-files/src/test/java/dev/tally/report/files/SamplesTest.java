@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,13 +10,10 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Summary;
+import dev.tally.report.fabric8.CarriedFields;
+import dev.tally.report.fabric8.TestResources;
 import dev.tally.report.fabric8.resource.AggregateResource;
-import dev.tally.report.fabric8.resource.CodecWarning;
-import dev.tally.report.fabric8.resource.ReadReport;
 import dev.tally.report.fabric8.resource.ReportCodec;
-import dev.tally.report.fabric8.resource.ReportReadException;
-import dev.tally.report.fabric8.resource.WireResult;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.net.URI;
@@ -33,13 +30,13 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The published reports in this module's test resources ({@code samples/}) read through the codec
- * without loss.
+ * The published reports in report-fabric8's test resources ({@code samples/}, on the class path
+ * from its test-jar) read through {@link ReportFiles} without loss.
  */
 class SamplesTest {
 
   private static List<AggregateReport> read(String file) throws IOException {
-    return ReportCodec.readDocuments(TestResources.sample(file), "default");
+    return ReportFiles.readDocuments(TestResources.sample(file), "default");
   }
 
   @Test
@@ -113,25 +110,9 @@ class SamplesTest {
   }
 
   @Test
-  @SuppressWarnings("unchecked")
-  void kyvernoBackgroundScanResultsFollowTheSameResultSchema() throws IOException {
-    GenericKubernetesResource scan =
-        Serialization.unmarshal(
-            TestResources.sample("kyverno-background-scan-report-pss.yaml"),
-            GenericKubernetesResource.class);
-    var spec = (Map<String, Object>) scan.getAdditionalProperties().get("spec");
-    List<WireResult> wire =
-        List.of(
-            Serialization.unmarshal(Serialization.asJson(spec.get("results")), WireResult[].class));
-    List<Result> results = ReportCodec.decodeResults("spec.results", wire, "");
-    assertThat(results).hasSize(19).allMatch(x -> x.source().equals("kyverno"));
-    assertThat(Summary.of(results).total()).isEqualTo(19);
-  }
-
-  @Test
   void aDocumentOfAnotherKindIsRefusedWithItsIndex() {
     String yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n";
-    assertThatThrownBy(() -> ReportCodec.readDocuments(yaml, "default"))
+    assertThatThrownBy(() -> ReportFiles.readDocuments(yaml, "default"))
         .isInstanceOf(ReportReadException.class)
         .hasMessageStartingWith("document 1 (line 2): kind: 'v1 ConfigMap' is not a report kind");
   }
@@ -141,7 +122,7 @@ class SamplesTest {
     String yaml =
         "apiVersion: wgpolicyk8s.io/v1alpha2\nkind: PolicyReport\nmetadata:\n  name: x\n"
             + "results:\n- policy: a\n  result: pass\n- policy: b\n  result: maybe\n";
-    assertThatThrownBy(() -> ReportCodec.readDocuments(yaml, "default"))
+    assertThatThrownBy(() -> ReportFiles.readDocuments(yaml, "default"))
         .isInstanceOf(ReportReadException.class)
         .hasMessage(
             "document 1 (line 9): results[1].result: unknown status 'maybe', expected one of"
@@ -193,11 +174,11 @@ class SamplesTest {
       if (OTHER_KINDS.contains(field(published.get(0), "kind"))) {
         continue; // refused, see the next test
       }
-      List<ReadReport> read = ReportCodec.read(text, "default");
+      List<ReadReport> read = ReportFiles.read(text, "default");
       assertThat(read).as(file).hasSameSizeAs(published);
       for (int i = 0; i < read.size(); i++) {
         ReadReport r = read.get(i);
-        AggregateResource written = ReportCodec.encode(r);
+        AggregateResource written = ReportFiles.encode(r);
         assertThat(ReportCodec.decode(written)).as(file).isEqualTo(r.report());
         assertThat(written.getApiVersion())
             .as(file)
@@ -233,7 +214,7 @@ class SamplesTest {
   @Test
   void kyvernoConformanceFixturesWithoutANameReadWithAWarning() throws IOException {
     ReadReport r =
-        ReportCodec.read(TestResources.sample("kyverno/polr-deployment-latest-tag-fail.yaml"), "ns")
+        ReportFiles.read(TestResources.sample("kyverno/polr-deployment-latest-tag-fail.yaml"), "ns")
             .get(0);
     assertThat(r.report().ref())
         .isEqualTo(new ReportRef(ReportKind.POLICY_REPORT, "ns", "unnamed-1"));
@@ -248,13 +229,13 @@ class SamplesTest {
   @Test
   void kyvernoDocsDumpKeepsItsMetadataAndItsPublishedSummary() throws IOException {
     ReadReport r =
-        ReportCodec.read(TestResources.sample("kyverno/polr-pod-kube-apiserver.docs.yaml"), "x")
+        ReportFiles.read(TestResources.sample("kyverno/polr-pod-kube-apiserver.docs.yaml"), "x")
             .get(0);
     assertThat(r.warnings()).isEmpty();
     assertThat(r.apiVersion()).isEqualTo("wgpolicyk8s.io/v1alpha2");
     // the page elided 10 of 12 results; the summary is what was published, not a recount
     assertThat(r.report().summary()).isEqualTo(new Summary(10, 2, 0, 0, 0));
-    AggregateResource written = ReportCodec.encode(r);
+    AggregateResource written = ReportFiles.encode(r);
     assertThat(written.getMetadata().getUid()).isEqualTo("0ec04a57-4c3d-492d-9278-951cd1929fe3");
     assertThat(written.getMetadata().getResourceVersion()).isEqualTo("720507");
     assertThat(written.getMetadata().getCreationTimestamp()).isEqualTo("2023-12-06T13:19:03Z");

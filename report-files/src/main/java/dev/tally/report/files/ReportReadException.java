@@ -1,11 +1,11 @@
-package dev.tally.report.fabric8.resource;
+package dev.tally.report.files;
 
 import dev.tally.report.api.InvalidReportException;
 
 /**
- * A published report the codec could not read: which document of the text, the line the parser
- * gave, the field path inside the document and the reason, as in {@code document 2 (line 14):
- * results[3].result: unknown status 'wrong', expected one of pass, fail, warn, error, skip}.
+ * A published report {@link ReportFiles} could not read: which document of the text, the line the
+ * parser gave, the field path inside the document and the reason, as in {@code document 2 (line
+ * 14): results[3].result: unknown status 'wrong', expected one of pass, fail, warn, error, skip}.
  * Documents are counted from 1 in the order they appear, leaving out empty ones; lines are those of
  * the whole text, counted from 1.
  */

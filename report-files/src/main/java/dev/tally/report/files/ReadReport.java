@@ -1,7 +1,8 @@
-package dev.tally.report.fabric8.resource;
+package dev.tally.report.files;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.fabric8.resource.AggregateResource;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -10,14 +11,14 @@ import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One report as {@link ReportCodec} read it from what another tool published: the report, the API
+ * One report as {@link ReportFiles} read it from what another tool published: the report, the API
  * version it came from, the warnings raised while reading it, and the fields of the published
  * object that {@link AggregateReport} has no place for (all of {@code metadata} but name, namespace
  * and labels, the openreports top-level {@code source}, {@code scopeSelector}, and the exact wire
  * form of scope, owner references, configuration and each result).
  *
- * <p>{@link ReportCodec#encode(ReadReport)} writes it back in the version it came from with those
- * fields; {@link ReportCodec#convert(ReadReport, String)} is the only way to another version.
+ * <p>{@link ReportFiles#encode(ReadReport)} writes it back in the version it came from with those
+ * fields; {@link ReportFiles#convert(ReadReport, String)} is the only way to another version.
  * Immutable.
  */
 public final class ReadReport {
@@ -25,6 +26,7 @@ public final class ReadReport {
   private final String apiVersion;
   private final List<CodecWarning> warnings;
   private final @Nullable String wire;
+  private final @Nullable AggregateReport asRead;
   private final Map<String, String> annotations;
   private final Optional<String> source;
 
@@ -37,7 +39,8 @@ public final class ReadReport {
         report,
         apiVersion,
         warnings,
-        wire == null ? null : AggregateCodec.toJson(wire),
+        wire == null ? null : Binding.toJson(wire),
+        wire == null ? null : report,
         wire == null || wire.getMetadata() == null || wire.getMetadata().getAnnotations() == null
             ? Map.of()
             : wire.getMetadata().getAnnotations(),
@@ -49,6 +52,7 @@ public final class ReadReport {
       String apiVersion,
       List<CodecWarning> warnings,
       @Nullable String wire,
+      @Nullable AggregateReport asRead,
       Map<String, String> annotations,
       @Nullable String source) {
     this.report = Objects.requireNonNull(report, "report");
@@ -67,6 +71,7 @@ public final class ReadReport {
     }
     this.warnings = List.copyOf(warnings);
     this.wire = wire;
+    this.asRead = asRead;
     this.annotations =
         annotations.isEmpty()
             ? Map.of()
@@ -82,17 +87,19 @@ public final class ReadReport {
   /**
    * The same read document with other content, such as a report with one more result: the version
    * and the retained fields stay. A retained wire form is used only where the new report still
-   * holds exactly what it was read as (see {@link ReportCodec#encode(ReadReport)}).
+   * holds exactly what it was read as (see {@link ReportFiles#encode(ReadReport)}).
    *
    * @throws InvalidReportException if the new report's kind is not one of this version's
    */
   public ReadReport withReport(AggregateReport newReport) {
-    return new ReadReport(newReport, apiVersion, warnings, wire, annotations, source.orElse(null));
+    return new ReadReport(
+        newReport, apiVersion, warnings, wire, asRead, annotations, source.orElse(null));
   }
 
-  /** The same read document in another version of its group; see {@link ReportCodec#convert}. */
+  /** The same read document in another version of its group; see {@link ReportFiles#convert}. */
   ReadReport inVersion(String newApiVersion) {
-    return new ReadReport(report, newApiVersion, warnings, wire, annotations, source.orElse(null));
+    return new ReadReport(
+        report, newApiVersion, warnings, wire, asRead, annotations, source.orElse(null));
   }
 
   /** The report. */
@@ -120,9 +127,17 @@ public final class ReadReport {
     return source;
   }
 
-  /** A fresh copy of the object as read, in the layout of {@link WireResult}; null if none. */
+  /**
+   * A fresh copy of the object as read (before any normalisation), in the layout of {@link
+   * dev.tally.report.fabric8.resource.WireResult}; null if none.
+   */
   @Nullable AggregateResource wire() {
-    return wire == null ? null : AggregateCodec.fromJson(wire, report.ref().kind());
+    return wire == null ? null : Binding.fromJson(wire, report.ref().kind());
+  }
+
+  /** The report as it was read, which {@link #wire()} holds; null if it was not read. */
+  @Nullable AggregateReport asRead() {
+    return asRead;
   }
 
   @Override

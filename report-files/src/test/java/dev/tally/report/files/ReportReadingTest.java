@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,11 +13,10 @@ import dev.tally.report.api.Severity;
 import dev.tally.report.api.Summary;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.CarriedFields;
+import dev.tally.report.fabric8.TestResources;
 import dev.tally.report.fabric8.resource.AggregateResource;
-import dev.tally.report.fabric8.resource.CodecWarning;
-import dev.tally.report.fabric8.resource.ReadReport;
 import dev.tally.report.fabric8.resource.ReportCodec;
-import dev.tally.report.fabric8.resource.ReportReadException;
 import dev.tally.report.fabric8.resource.WireResult;
 import dev.tally.report.fabric8.resource.WireTimestamp;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -80,7 +79,7 @@ class ReportReadingTest {
           - policy: restrict-nodes
             result: pass
         """;
-    List<ReadReport> read = ReportCodec.read(dump, "default");
+    List<ReadReport> read = ReportFiles.read(dump, "default");
     assertThat(read)
         .extracting(r -> r.report().ref())
         .containsExactly(
@@ -109,12 +108,12 @@ class ReportReadingTest {
           ]
         }
         """;
-    assertThatThrownBy(() -> ReportCodec.read(dump, "default"))
+    assertThatThrownBy(() -> ReportFiles.read(dump, "default"))
         .isInstanceOf(ReportReadException.class)
         .hasMessage(
             "document 1 (line 10): items[1].results[0].result: unknown status 'maybe', expected"
                 + " one of pass, fail, warn, error, skip");
-    assertThat(ReportCodec.read(dump.replace("maybe", "skip"), "default")).hasSize(2);
+    assertThat(ReportFiles.read(dump.replace("maybe", "skip"), "default")).hasSize(2);
   }
 
   @Test
@@ -130,7 +129,7 @@ class ReportReadingTest {
           - policy: require-labels
             result: warn
         """;
-    assertThat(ReportCodec.readDocuments(list, "shop"))
+    assertThat(ReportFiles.readDocuments(list, "shop"))
         .extracting(AggregateReport::ref)
         .containsExactly(new ReportRef(ReportKind.POLICY_REPORT, "shop", "polr-a"));
   }
@@ -144,7 +143,7 @@ class ReportReadingTest {
             + POLR.replace("polr-a", "polr-b")
             + "---\n# nothing here but a comment\n---   \n"
             + POLR.replace("polr-a", "polr-c");
-    assertThat(ReportCodec.readDocuments(text, "default"))
+    assertThat(ReportFiles.readDocuments(text, "default"))
         .extracting(r -> r.ref().name())
         .containsExactly("polr-a", "polr-b", "polr-c");
   }
@@ -165,7 +164,7 @@ class ReportReadingTest {
           """
               .formatted(items++, message));
     }
-    assertThat(ReportCodec.readDocuments(dump.toString(), "default")).hasSize(items);
+    assertThat(ReportFiles.readDocuments(dump.toString(), "default")).hasSize(items);
   }
 
   // ---------------------------------------------------------------- versions
@@ -191,7 +190,7 @@ class ReportReadingTest {
 
   @Test
   void aV1alpha1ReportSaysItsVersionAndIsWrittenBackInIt() {
-    ReadReport read = ReportCodec.read(V1ALPHA1, "default").get(0);
+    ReadReport read = ReportFiles.read(V1ALPHA1, "default").get(0);
     assertThat(read.apiVersion()).isEqualTo("wgpolicyk8s.io/v1alpha1");
     assertThat(read.warnings()).isEmpty();
     Result result = read.report().results().get(0);
@@ -199,7 +198,7 @@ class ReportReadingTest {
     assertThat(result.severity()).hasValue(Severity.HIGH);
     assertThat(result.properties()).containsExactly(Map.entry("team", "missing"));
 
-    AggregateResource written = ReportCodec.encode(read);
+    AggregateResource written = ReportFiles.encode(read);
     assertThat(written.getApiVersion()).isEqualTo("wgpolicyk8s.io/v1alpha1");
     Map<String, ?> wire = firstResult(written);
     assertThat(wire.keySet())
@@ -207,7 +206,7 @@ class ReportReadingTest {
     assertThat(wire.get("status")).isEqualTo("fail");
     assertThat(((Map<?, ?>) wire.get("data")).get("team")).isEqualTo("missing");
     // and read again, it is the same report in the same version
-    ReadReport again = ReportCodec.read(Serialization.asYaml(written), "default").get(0);
+    ReadReport again = ReportFiles.read(Serialization.asYaml(written), "default").get(0);
     assertThat(again.apiVersion()).isEqualTo("wgpolicyk8s.io/v1alpha1");
     assertThat(again.report()).isEqualTo(read.report());
   }
@@ -221,8 +220,8 @@ class ReportReadingTest {
   @Test
   void aV1alpha1ResultSpelledResultReadsAsItsStatus() {
     String spelledResult = V1ALPHA1.replace("status: fail", "result: fail");
-    ReadReport read = ReportCodec.read(spelledResult, "default").get(0);
-    assertThat(read.report()).isEqualTo(ReportCodec.read(V1ALPHA1, "default").get(0).report());
+    ReadReport read = ReportFiles.read(spelledResult, "default").get(0);
+    assertThat(read.report()).isEqualTo(ReportFiles.read(V1ALPHA1, "default").get(0).report());
     assertThat(read.warnings())
         .singleElement()
         .satisfies(
@@ -230,10 +229,10 @@ class ReportReadingTest {
               assertThat(w.field()).isEqualTo("results[0].result");
               assertThat(w.message()).contains("written back as 'status'");
             });
-    assertThat(firstResult(ReportCodec.encode(read)).get("status")).isEqualTo("fail");
+    assertThat(firstResult(ReportFiles.encode(read)).get("status")).isEqualTo("fail");
 
     // the same object as fabric8 binds it (listed from a cluster whose schema kept the field)
-    AggregateResource bound = ReportCodec.encode(ReportCodec.read(V1ALPHA1, "default").get(0));
+    AggregateResource bound = ReportFiles.encode(ReportFiles.read(V1ALPHA1, "default").get(0));
     bound.setResults(
         List.of(
             new WireResult(
@@ -251,7 +250,7 @@ class ReportReadingTest {
                 null,
                 null,
                 Map.of("team", "missing"))));
-    ReadReport fromObject = ReportCodec.read(bound);
+    ReadReport fromObject = ReportFiles.read(bound);
     assertThat(fromObject.report()).isEqualTo(read.report());
     assertThat(fromObject.warnings()).extracting(CodecWarning::field).contains("results[0].result");
   }
@@ -264,7 +263,7 @@ class ReportReadingTest {
   @Test
   void aV1alpha1StatusBesideResultIsTheReadinessAndIsDroppedWithAWarning() {
     String both = V1ALPHA1.replace("status: fail", "result: fail\n  status: planned");
-    ReadReport read = ReportCodec.read(both, "default").get(0);
+    ReadReport read = ReportFiles.read(both, "default").get(0);
     assertThat(read.report().results().get(0).status()).isEqualTo(ResultStatus.FAIL);
     assertThat(read.warnings())
         .anySatisfy(
@@ -276,11 +275,11 @@ class ReportReadingTest {
 
   @Test
   void onlyConvertChangesTheVersion() {
-    ReadReport read = ReportCodec.read(V1ALPHA1, "default").get(0);
-    ReadReport converted = ReportCodec.convert(read, "wgpolicyk8s.io/v1alpha2");
+    ReadReport read = ReportFiles.read(V1ALPHA1, "default").get(0);
+    ReadReport converted = ReportFiles.convert(read, "wgpolicyk8s.io/v1alpha2");
     assertThat(converted.report()).isEqualTo(read.report());
     assertThat(converted.apiVersion()).isEqualTo("wgpolicyk8s.io/v1alpha2");
-    AggregateResource written = ReportCodec.encode(converted);
+    AggregateResource written = ReportFiles.encode(converted);
     assertThat(written.getApiVersion()).isEqualTo("wgpolicyk8s.io/v1alpha2");
     Map<String, ?> wire = firstResult(written);
     assertThat(wire.get("result")).isEqualTo("fail");
@@ -294,26 +293,26 @@ class ReportReadingTest {
 
   @Test
   void convertingToV1alpha1RefusesWhatItCannotHold() {
-    ReadReport read = ReportCodec.read(POLR, "default").get(0);
-    assertThatThrownBy(() -> ReportCodec.convert(read, "wgpolicyk8s.io/v1alpha1"))
+    ReadReport read = ReportFiles.read(POLR, "default").get(0);
+    assertThatThrownBy(() -> ReportFiles.convert(read, "wgpolicyk8s.io/v1alpha1"))
         .isInstanceOf(InvalidReportException.class)
         .hasMessage(
             "results[0].source: 'kyverno' cannot be written: wgpolicyk8s.io/v1alpha1 has no source");
     ReadReport critical =
-        ReportCodec.read(POLR.replace("source: kyverno", "severity: critical"), "default").get(0);
-    assertThatThrownBy(() -> ReportCodec.convert(critical, "wgpolicyk8s.io/v1alpha1"))
+        ReportFiles.read(POLR.replace("source: kyverno", "severity: critical"), "default").get(0);
+    assertThatThrownBy(() -> ReportFiles.convert(critical, "wgpolicyk8s.io/v1alpha1"))
         .hasMessage(
             "results[0].severity: 'critical' is not a severity of wgpolicyk8s.io/v1alpha1 (high,"
                 + " medium, low)");
-    assertThatThrownBy(() -> ReportCodec.convert(read, "openreports.io/v1alpha1"))
+    assertThatThrownBy(() -> ReportFiles.convert(read, "openreports.io/v1alpha1"))
         .hasMessage("apiVersion: 'openreports.io/v1alpha1' has no kind PolicyReport");
-    assertThatThrownBy(() -> ReportCodec.convert(read, "wgpolicyk8s.io/v9"))
+    assertThatThrownBy(() -> ReportFiles.convert(read, "wgpolicyk8s.io/v9"))
         .hasMessageStartingWith("apiVersion: 'wgpolicyk8s.io/v9' is not a version Tally writes");
   }
 
   @Test
   void aV1alpha1ReportGivenASourceCannotBeWrittenAsV1alpha1() {
-    ReadReport read = ReportCodec.read(V1ALPHA1, "default").get(0);
+    ReadReport read = ReportFiles.read(V1ALPHA1, "default").get(0);
     AggregateReport r = read.report();
     Result withSource = r.results().get(0).toBuilder().source("kyverno").build();
     ReadReport changed =
@@ -327,20 +326,20 @@ class ReportReadingTest {
                 List.of(withSource),
                 r.summary(),
                 r.contentHash()));
-    assertThatThrownBy(() -> ReportCodec.encode(changed))
+    assertThatThrownBy(() -> ReportFiles.encode(changed))
         .isInstanceOf(InvalidReportException.class)
         .hasMessage(
             "results[0].source: 'kyverno' cannot be written: wgpolicyk8s.io/v1alpha1 has no"
                 + " source");
     assertThat(
-            ReportCodec.encode(ReportCodec.convert(read, "wgpolicyk8s.io/v1alpha2"))
+            ReportFiles.encode(ReportFiles.convert(read, "wgpolicyk8s.io/v1alpha2"))
                 .getApiVersion())
         .isEqualTo("wgpolicyk8s.io/v1alpha2");
   }
 
   @Test
   void aVersionTallyDoesNotKnowIsRefusedNamingIt() {
-    assertThatThrownBy(() -> ReportCodec.read(POLR.replace("v1alpha2", "v1beta1"), "default"))
+    assertThatThrownBy(() -> ReportFiles.read(POLR.replace("v1alpha2", "v1beta1"), "default"))
         .isInstanceOf(ReportReadException.class)
         .hasMessage(
             "document 1 (line 1): apiVersion: 'wgpolicyk8s.io/v1beta1' is not a version of"
@@ -350,9 +349,9 @@ class ReportReadingTest {
   @Test
   void anOpenreportsReportSaysItsVersion() {
     ReadReport read =
-        ReportCodec.read(TestResources.sample("openreports-sample-cis-k8s.yaml"), "default").get(0);
+        ReportFiles.read(TestResources.sample("openreports-sample-cis-k8s.yaml"), "default").get(0);
     assertThat(read.apiVersion()).isEqualTo("openreports.io/v1alpha1");
-    assertThat(ReportCodec.encode(read).getApiVersion()).isEqualTo("openreports.io/v1alpha1");
+    assertThat(ReportFiles.encode(read).getApiVersion()).isEqualTo("openreports.io/v1alpha1");
   }
 
   // ---------------------------------------------------------------- normalisations
@@ -363,7 +362,7 @@ class ReportReadingTest {
 
   @Test
   void nanosOfASecondOrMoreAreCarriedIntoSecondsWithAWarning() {
-    ReadReport read = ReportCodec.read(withTimestamp(1_700_000_000L, 1_500_000_000L), "x").get(0);
+    ReadReport read = ReportFiles.read(withTimestamp(1_700_000_000L, 1_500_000_000L), "x").get(0);
     assertThat(read.report().results().get(0).timestamp())
         .hasValue(new Timestamp(1_700_000_001L, 500_000_000));
     assertThat(read.warnings())
@@ -380,7 +379,7 @@ class ReportReadingTest {
 
   @Test
   void negativeNanosBorrowFromTheSeconds() {
-    ReadReport read = ReportCodec.read(withTimestamp(10, -1), "x").get(0);
+    ReadReport read = ReportFiles.read(withTimestamp(10, -1), "x").get(0);
     assertThat(read.report().results().get(0).timestamp()).hasValue(new Timestamp(9, 999_999_999));
     assertThat(read.warnings())
         .extracting(CodecWarning::field)
@@ -389,12 +388,12 @@ class ReportReadingTest {
 
   @Test
   void secondsOutsideTheModelsRangeAreClampedWithAWarning() {
-    ReadReport before = ReportCodec.read(withTimestamp(0, -1), "x").get(0);
+    ReadReport before = ReportFiles.read(withTimestamp(0, -1), "x").get(0);
     assertThat(before.report().results().get(0).timestamp()).hasValue(Timestamp.EPOCH);
     assertThat(before.warnings())
         .extracting(CodecWarning::field)
         .containsExactly("results[0].timestamp.nanos", "results[0].timestamp.seconds");
-    ReadReport after = ReportCodec.read(withTimestamp(Long.MAX_VALUE, 0), "x").get(0);
+    ReadReport after = ReportFiles.read(withTimestamp(Long.MAX_VALUE, 0), "x").get(0);
     assertThat(after.report().results().get(0).timestamp())
         .hasValue(new Timestamp(Timestamp.MAX_SECONDS, 999_999_999));
     assertThat(after.warnings())
@@ -414,7 +413,7 @@ class ReportReadingTest {
         configuration: {limits: {maxResults: 0}}
         summary: {pass: -3}
         """;
-    ReadReport read = ReportCodec.read(report, "x").get(0);
+    ReadReport read = ReportFiles.read(report, "x").get(0);
     assertThat(read.report().summary()).isEqualTo(Summary.EMPTY);
     assertThat(read.report().configuration())
         .hasValueSatisfying(c -> assertThat(c.maxResults()).isEqualTo(Integer.MAX_VALUE));
@@ -423,14 +422,14 @@ class ReportReadingTest {
         .containsExactly("configuration.limits.maxResults", "summary.pass");
     // written back as published: the configuration is what was read
     Map<?, ?> configuration =
-        (Map<?, ?>) CarriedFields.written(ReportCodec.encode(read)).get("configuration");
+        (Map<?, ?>) CarriedFields.written(ReportFiles.encode(read)).get("configuration");
     assertThat(((Map<?, ?>) configuration.get("limits")).get("maxResults")).isEqualTo(0);
   }
 
   @Test
   void objectsTallyWroteAreStillDecodedStrictly() {
     AggregateResource res =
-        ReportCodec.encode(ReportCodec.read(withTimestamp(1, 5), "x").get(0).report());
+        ReportCodec.encode(ReportFiles.read(withTimestamp(1, 5), "x").get(0).report());
     res.getResults()
         .set(
             0,
@@ -450,7 +449,7 @@ class ReportReadingTest {
     assertThatThrownBy(() -> ReportCodec.decode(res))
         .isInstanceOf(InvalidReportException.class)
         .hasMessage("results[0].timestamp.nanos: must be in [0, 999999999], was 1500000000");
-    ReadReport lenient = ReportCodec.read(res);
+    ReadReport lenient = ReportFiles.read(res);
     assertThat(lenient.warnings())
         .extracting(CodecWarning::field)
         .containsExactly("results[0].timestamp.nanos");
@@ -516,7 +515,7 @@ class ReportReadingTest {
 
   @Test
   void sourceAnnotationsAndOtherFieldsSurviveARoundTrip() {
-    ReadReport read = ReportCodec.read(DUMP, "default").get(0);
+    ReadReport read = ReportFiles.read(DUMP, "default").get(0);
     assertThat(read.warnings()).isEmpty();
     assertThat(read.source()).hasValue("kube-bench-adapter");
     assertThat(read.annotations())
@@ -526,7 +525,7 @@ class ReportReadingTest {
         .extracting(Result::source)
         .containsExactly("kube-bench-adapter", "other-tool");
 
-    AggregateResource written = ReportCodec.encode(read);
+    AggregateResource written = ReportFiles.encode(read);
     CarriedFields.assertCarried(
         "DUMP", CarriedFields.published(DUMP).get(0), CarriedFields.written(written), Set.of());
     ObjectMeta meta = written.getMetadata();
@@ -548,7 +547,7 @@ class ReportReadingTest {
 
   @Test
   void whatTheReportNoLongerHoldsIsWrittenFromTheReport() {
-    ReadReport read = ReportCodec.read(DUMP, "default").get(0);
+    ReadReport read = ReportFiles.read(DUMP, "default").get(0);
     AggregateReport r = read.report();
     Result changed = r.results().get(0).toBuilder().status(ResultStatus.PASS).build();
     AggregateReport edited =
@@ -561,7 +560,7 @@ class ReportReadingTest {
             List.of(changed, r.results().get(1)),
             Summary.of(List.of(changed, r.results().get(1))),
             "sha256-2");
-    AggregateResource written = ReportCodec.encode(read.withReport(edited));
+    AggregateResource written = ReportFiles.encode(read.withReport(edited));
     assertThat(written.getScope()).isNull();
     assertThat(written.getConfiguration()).isNull();
     assertThat(written.getMetadata().getOwnerReferences()).isNullOrEmpty();
@@ -580,7 +579,7 @@ class ReportReadingTest {
     String report =
         POLR.replace("  source: kyverno\n", "  source: kyverno\n  status: fail\n")
             + "status:\n  phase: done\n";
-    ReadReport read = ReportCodec.read(report, "default").get(0);
+    ReadReport read = ReportFiles.read(report, "default").get(0);
     assertThat(read.warnings())
         .extracting(CodecWarning::toString)
         .containsExactly(
@@ -593,7 +592,7 @@ class ReportReadingTest {
   void aKeyGivenTwiceIsRefusedAsYamlIs() {
     assertThatThrownBy(
             () ->
-                ReportCodec.read(
+                ReportFiles.read(
                     POLR.replace("  result: fail\n", "  result: fail\n  result: pass\n"), "x"))
         .isInstanceOf(ReportReadException.class)
         .hasMessage(
@@ -607,7 +606,7 @@ class ReportReadingTest {
         POLR.replace(
             "  source: kyverno\n",
             "  source: kyverno\n  properties:\n    version: 1.10\n    enabled: True\n    empty: ''\n");
-    assertThat(ReportCodec.readDocuments(report, "x").get(0).results().get(0).properties())
+    assertThat(ReportFiles.readDocuments(report, "x").get(0).results().get(0).properties())
         .containsExactly(
             Map.entry("empty", ""), Map.entry("enabled", "True"), Map.entry("version", "1.10"));
   }
@@ -619,7 +618,7 @@ class ReportReadingTest {
     String second = POLR.replace("polr-a", "polr-b");
     assertThatThrownBy(
             () ->
-                ReportCodec.read(
+                ReportFiles.read(
                     POLR + "---\n" + second.replace("  source: kyverno\n", "  scored: maybe\n"),
                     "default"))
         .isInstanceOf(ReportReadException.class)
@@ -632,33 +631,33 @@ class ReportReadingTest {
               assertThat(r.field()).isEqualTo("results[0].scored");
             });
     assertThatThrownBy(
-            () -> ReportCodec.read(POLR.replaceFirst("results:\n(.|\n)*", "results: abc\n"), "x"))
+            () -> ReportFiles.read(POLR.replaceFirst("results:\n(.|\n)*", "results: abc\n"), "x"))
         .hasMessage("document 1 (line 6): results: is 'abc', expected a list");
     assertThatThrownBy(
             () ->
-                ReportCodec.read(
+                ReportFiles.read(
                     POLR.replace("  name: polr-a\n", "  name: polr-a\n  labels: [a]\n"), "x"))
         .hasMessage("document 1 (line 5): metadata.labels: is a list, expected a map");
-    assertThatThrownBy(() -> ReportCodec.read(POLR + "  timestamp: 5\n", "x"))
+    assertThatThrownBy(() -> ReportFiles.read(POLR + "  timestamp: 5\n", "x"))
         .hasMessage("document 1 (line 10): results[0].timestamp: is '5', expected a map");
     assertThatThrownBy(
-            () -> ReportCodec.read(POLR + "  timestamp: {seconds: 1, nanos: 3000000000}\n", "x"))
+            () -> ReportFiles.read(POLR + "  timestamp: {seconds: 1, nanos: 3000000000}\n", "x"))
         .hasMessage(
             "document 1 (line 10): results[0].timestamp.nanos: is '3000000000', expected an"
                 + " integer in [-2147483648, 2147483647]");
     assertThatThrownBy(
-            () -> ReportCodec.read(POLR.replace("  name: polr-a\n", "  name: [a]\n"), "x"))
+            () -> ReportFiles.read(POLR.replace("  name: polr-a\n", "  name: [a]\n"), "x"))
         .hasMessage("document 1 (line 4): metadata.name: is a list, expected a string");
   }
 
   @Test
   void whatIsNotAReportIsRefusedNamingWhy() {
-    assertThatThrownBy(() -> ReportCodec.read("hello\n", "x"))
+    assertThatThrownBy(() -> ReportFiles.read("hello\n", "x"))
         .isInstanceOf(ReportReadException.class)
         .hasMessage("document 1 (line 1): is 'hello', not a report object or a List of them");
-    assertThatThrownBy(() -> ReportCodec.read(POLR.replace("kind: PolicyReport\n", ""), "x"))
+    assertThatThrownBy(() -> ReportFiles.read(POLR.replace("kind: PolicyReport\n", ""), "x"))
         .hasMessage("document 1 (line 1): kind: is required");
-    assertThatThrownBy(() -> ReportCodec.read("apiVersion: v1\nkind: List\nitems: 3\n", "x"))
+    assertThatThrownBy(() -> ReportFiles.read("apiVersion: v1\nkind: List\nitems: 3\n", "x"))
         .hasMessage("document 1 (line 3): items: is '3', not a list");
   }
 
@@ -666,12 +665,12 @@ class ReportReadingTest {
   void brokenYamlNamesTheDocumentAndLine() {
     String broken =
         POLR.replace("polr-a", "polr-b").replace("- policy: require-labels", "- policy: [require");
-    assertThatThrownBy(() -> ReportCodec.read(POLR + "--- # second\n" + broken, "default"))
+    assertThatThrownBy(() -> ReportFiles.read(POLR + "--- # second\n" + broken, "default"))
         .isInstanceOf(ReportReadException.class)
         .hasMessage(
             "document 2 (line 18): results[0].policy[0]: not valid YAML: while parsing a flow"
                 + " sequence: expected ',' or ']', but got :");
-    assertThatThrownBy(() -> ReportCodec.read("{\"apiVersion\": \"v1\",\n \"kind\": }", "x"))
+    assertThatThrownBy(() -> ReportFiles.read("{\"apiVersion\": \"v1\",\n \"kind\": }", "x"))
         .isInstanceOf(ReportReadException.class)
         .hasMessageStartingWith("document 1 (line 2): kind: not valid JSON: Unexpected character");
   }
@@ -687,7 +686,7 @@ class ReportReadingTest {
         {"apiVersion": "wgpolicyk8s.io/v1alpha2", "kind": "PolicyReport",
          "metadata": {"name": "polr-b", "namespace": "shop"}, "results": null}
         """;
-    List<ReadReport> read = ReportCodec.read(json, "default");
+    List<ReadReport> read = ReportFiles.read(json, "default");
     assertThat(read).extracting(r -> r.report().ref().name()).containsExactly("polr-a", "polr-b");
     Result r = read.get(0).report().results().get(0);
     assertThat(r.message()).isEqualTo("a \"q\" \\ \u00e9\n");
@@ -700,18 +699,18 @@ class ReportReadingTest {
   @Test
   void brokenJsonNamesTheLineAndWhatWasExpected() {
     assertThatThrownBy(
-            () -> ReportCodec.read("{\"apiVersion\": \"v1\",\n \"kind\": \"List\",}", "x"))
+            () -> ReportFiles.read("{\"apiVersion\": \"v1\",\n \"kind\": \"List\",}", "x"))
         .isInstanceOf(ReportReadException.class)
         .hasMessage(
             "document 1 (line 2): kind: not valid JSON: Unexpected character '}': expected a field"
                 + " name in double quotes");
-    assertThatThrownBy(() -> ReportCodec.read("{\"kind\": \"Li", "x"))
+    assertThatThrownBy(() -> ReportFiles.read("{\"kind\": \"Li", "x"))
         .hasMessage(
             "document 1 (line 1): kind: not valid JSON: Unexpected end of input in a string");
-    assertThatThrownBy(() -> ReportCodec.read("{\"kind\": 01}", "x"))
+    assertThatThrownBy(() -> ReportFiles.read("{\"kind\": 01}", "x"))
         .hasMessage(
             "document 1 (line 1): kind: not valid JSON: Unexpected character '1': expected ',' or '}'");
-    assertThatThrownBy(() -> ReportCodec.read("{\"a\": 1, \"a\": 2}", "x"))
+    assertThatThrownBy(() -> ReportFiles.read("{\"a\": 1, \"a\": 2}", "x"))
         .hasMessage("document 1 (line 1): a: not valid JSON: key \"a\" is given twice");
   }
 
@@ -722,7 +721,7 @@ class ReportReadingTest {
                 "  source: kyverno\n",
                 "  source: kyverno\n  message: ~\n  properties: &props {team: a, tier: '1'}\n")
             + "- policy: other\n  result: pass\n  message: 'null'\n  properties: *props\n";
-    List<Result> results = ReportCodec.readDocuments(report, "x").get(0).results();
+    List<Result> results = ReportFiles.readDocuments(report, "x").get(0).results();
     assertThat(results).hasSize(2);
     assertThat(results)
         .allSatisfy(
@@ -734,7 +733,7 @@ class ReportReadingTest {
         .containsExactlyInAnyOrder(
             org.assertj.core.groups.Tuple.tuple("require-labels", ""),
             org.assertj.core.groups.Tuple.tuple("other", "null"));
-    assertThatThrownBy(() -> ReportCodec.read(POLR + "  properties: *nowhere\n", "x"))
+    assertThatThrownBy(() -> ReportFiles.read(POLR + "  properties: *nowhere\n", "x"))
         .hasMessage(
             "document 1 (line 10): results[0].properties: not valid YAML: no anchor &nowhere before"
                 + " the alias *nowhere");
@@ -754,7 +753,7 @@ class ReportReadingTest {
           kind: EphemeralReport
           metadata: {name: b, namespace: shop}
         """;
-    assertThatThrownBy(() -> ReportCodec.read(dump, "x"))
+    assertThatThrownBy(() -> ReportFiles.read(dump, "x"))
         .isInstanceOf(ReportReadException.class)
         .hasMessageStartingWith(
             "document 1 (line 8): items[1].kind: 'reports.kyverno.io/v1 EphemeralReport' is not a"
