@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.comments.CommentType;
 import org.snakeyaml.engine.v2.common.ScalarStyle;
 import org.snakeyaml.engine.v2.composer.Composer;
 import org.snakeyaml.engine.v2.events.Event;
@@ -29,6 +30,7 @@ import org.snakeyaml.engine.v2.scanner.Scanner;
 import org.snakeyaml.engine.v2.scanner.ScannerImpl;
 import org.snakeyaml.engine.v2.scanner.StreamReader;
 import org.snakeyaml.engine.v2.schema.CoreSchema;
+import org.snakeyaml.engine.v2.tokens.CommentToken;
 import org.snakeyaml.engine.v2.tokens.DocumentStartToken;
 import org.snakeyaml.engine.v2.tokens.ScalarToken;
 import org.snakeyaml.engine.v2.tokens.Token;
@@ -55,6 +57,14 @@ final class TextDocuments {
       LoadSettings.builder()
           .setCodePointLimit(Integer.MAX_VALUE)
           .setSchema(new CoreSchema())
+          .build();
+
+  /** The same, with comments as tokens: a JSON text may have blank lines but no comment. */
+  private static final LoadSettings JSON_SETTINGS =
+      LoadSettings.builder()
+          .setCodePointLimit(Integer.MAX_VALUE)
+          .setSchema(new CoreSchema())
+          .setParseComments(true)
           .build();
 
   /** Deeper than any report object; a guard for the recursive walk (and recursive aliases). */
@@ -94,7 +104,8 @@ final class TextDocuments {
   static void forEach(String text, Consumer<Document> each) {
     boolean json = looksLikeJson(text);
     String format = json ? "JSON" : "YAML";
-    Scanner tokens = new ScannerImpl(SETTINGS, new StreamReader(SETTINGS, text));
+    LoadSettings settings = json ? JSON_SETTINGS : SETTINGS;
+    Scanner tokens = new ScannerImpl(settings, new StreamReader(settings, text));
     JsonTokens jsonTokens = json ? new JsonTokens(tokens, text) : null;
     var parser = new TrackingParser(new ParserImpl(SETTINGS, json ? jsonTokens : tokens));
     var composer = new Composer(SETTINGS, parser);
@@ -151,6 +162,9 @@ final class TextDocuments {
     if (depth > MAX_DEPTH) {
       throw new ReportReadException(
           0, line, path, "is nested more than " + MAX_DEPTH + " levels deep");
+    }
+    if (node.isRecursive()) {
+      throw new SyntaxError("an alias refers to the value that holds it", line, path);
     }
     lines.putIfAbsent(path, line);
     if (node instanceof MappingNode m) {
@@ -218,7 +232,8 @@ final class TextDocuments {
 
   private static String reason(YamlEngineException e, boolean json) {
     if (!(e instanceof MarkedYamlEngineException m)) {
-      return firstLine(e.getMessage());
+      String message = firstLine(e.getMessage());
+      return message.startsWith("Non scalar key") ? "a key is not a plain value" : message;
     }
     String problem = firstLine(m.getProblem());
     String context = m.getContext() == null ? "" : firstLine(m.getContext());
@@ -228,6 +243,12 @@ final class TextDocuments {
     }
     if (json && context.contains("quoted scalar") && problem.contains("end of stream")) {
       return "Unexpected end of input in a string";
+    }
+    String escape = "found unknown escape character ";
+    if (json && problem.startsWith(escape) && problem.length() > escape.length()) {
+      return "Unexpected character '"
+          + problem.charAt(escape.length())
+          + "': expected an escape (one of \" \\ / b f n r t u)";
     }
     return context.isEmpty() ? problem : context + ": " + problem;
   }
@@ -458,7 +479,11 @@ final class TextDocuments {
           }
           ready.add(t);
         }
-        case Comment -> {} // blank lines; a comment proper is refused by what follows it
+        case Comment -> {
+          if (((CommentToken) t).getCommentType() != CommentType.BLANK_LINE) {
+            throw unexpected(t, f == null ? "a value" : expected(f));
+          }
+        }
         default -> {
           if (f == null) {
             if (!isValue(t)) {

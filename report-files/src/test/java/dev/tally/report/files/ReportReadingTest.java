@@ -714,6 +714,43 @@ class ReportReadingTest {
         .hasMessage("document 1 (line 1): a: not valid JSON: key \"a\" is given twice");
   }
 
+  /**
+   * snakeyaml-engine parses JSON as YAML 1.2, which accepts more than JSON: in a JSON text that
+   * more is refused, naming what JSON expected.
+   */
+  @Test
+  void jsonThatOnlyYamlAcceptsIsRefused() {
+    assertThatThrownBy(() -> ReportFiles.read("[1, 2,]", "x"))
+        .isInstanceOf(ReportReadException.class)
+        .hasMessage(
+            "document 1 (line 1): [1]: not valid JSON: Unexpected character ']': expected a value");
+    assertThatThrownBy(() -> ReportFiles.read("{\"a\": 'x'}", "x"))
+        .hasMessage(
+            "document 1 (line 1): a: not valid JSON: Unexpected character ''': expected a value");
+    assertThatThrownBy(() -> ReportFiles.read("{\"a\": \"x\ny\"}", "x"))
+        .hasMessage(
+            "document 1 (line 1): a: not valid JSON: Unexpected character U+000A: expected a"
+                + " character of a string (control characters are escaped)");
+    assertThatThrownBy(() -> ReportFiles.read("{\"a\": \"x\\qy\"}", "x"))
+        .hasMessage(
+            "document 1 (line 1): a: not valid JSON: Unexpected character 'q': expected an escape"
+                + " (one of \" \\ / b f n r t u)");
+    assertThatThrownBy(() -> ReportFiles.read("{\"a\": 1 # c\n}", "x"))
+        .hasMessage(
+            "document 1 (line 1): a: not valid JSON: Unexpected character '#': expected ',' or '}'");
+    assertThatThrownBy(() -> ReportFiles.read("{\"a\": 1.}", "x"))
+        .hasMessage(
+            "document 1 (line 1): a: not valid JSON: Unexpected character '}': expected a digit");
+  }
+
+  @Test
+  void anAliasInsideWhatItNamesIsRefused() {
+    assertThatThrownBy(() -> ReportFiles.read("a: &x [*x]\n", "x"))
+        .isInstanceOf(ReportReadException.class)
+        .hasMessage(
+            "document 1 (line 1): a: not valid YAML: an alias refers to the value that holds it");
+  }
+
   @Test
   void yamlAliasesReadAsWhatTheirAnchorNamesAndPlainNullsAsAbsent() {
     String report =
