@@ -64,13 +64,19 @@ record LayoutOptions(
     input.checkGrouping(groupingName);
     String f = v.getOrDefault("--format", "wgpolicy");
     ReportFormat format =
-        switch (f) {
-          case "wgpolicy" -> ReportFormat.WGPOLICY;
-          case "openreports" -> ReportFormat.OPENREPORTS;
-          default ->
-              throw new UsageException(
-                  "--format", "unknown format '" + f + "', expected wgpolicy or openreports");
-        };
+        ReportFormat.values().stream()
+            .filter(known -> known.name().equals(f))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new UsageException(
+                        "--format",
+                        "unknown format '"
+                            + f
+                            + "', expected "
+                            + String.join(
+                                " or ",
+                                ReportFormat.values().stream().map(ReportFormat::name).toList())));
     return new LayoutOptions(groupingName, grouping, format, v.bool("--server-side-apply", false));
   }
 }

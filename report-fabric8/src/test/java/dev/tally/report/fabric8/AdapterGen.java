@@ -11,6 +11,7 @@ import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportConfiguration;
+import dev.tally.report.api.ReportFormat;
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
@@ -52,7 +53,7 @@ public final class AdapterGen {
       Optional<Subject> scope = coin(in) ? Optional.of(subject(in, ns, true)) : Optional.empty();
       Optional<Subject> owner = coin(in) ? scope : Optional.empty();
       Optional<ReportConfiguration> configuration = Optional.empty();
-      if (kind.openReports() && coin(in)) {
+      if (ReportFormat.of(kind).orElseThrow().carriesConfiguration() && coin(in)) {
         Set<ResultStatus> filter = EnumSet.noneOf(ResultStatus.class);
         if (coin(in)) {
           filter.add(ResultStatus.FAIL);

@@ -19,7 +19,6 @@ import dev.tally.report.fabric8.resource.WireResult;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.EnumMap;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,7 +31,7 @@ import org.junit.jupiter.api.Test;
  */
 class SchemaConformanceTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Map<ReportKind, JsonSchema> OFFICIAL = new EnumMap<>(ReportKind.class);
+  private static final Map<ReportKind, JsonSchema> OFFICIAL = new java.util.HashMap<>();
   private static JsonSchema partialSchema;
   private static JsonSchema clusterPartialSchema;
 

@@ -2,6 +2,7 @@ package dev.tally.report.files;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.api.ReportFormat;
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Severity;
@@ -414,7 +415,9 @@ final class ReadReportCodec {
       out.setScope(kept.getScope());
     }
     out.setScopeSelector(kept.getScopeSelector());
-    if (report.ref().kind().openReports()) {
+    if (ReportFormat.of(report.ref().kind())
+        .map(ReportFormat::carriesConfiguration)
+        .orElse(false)) {
       out.setSource(kept.getSource());
       if (kept.getConfiguration() != null
           && report.configuration().equals(asRead.configuration())) {

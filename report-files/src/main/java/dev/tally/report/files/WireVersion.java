@@ -1,5 +1,6 @@
 package dev.tally.report.files;
 
+import dev.tally.report.api.ReportFormat;
 import dev.tally.report.api.ReportKind;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -116,7 +117,7 @@ enum WireVersion {
 
   /** The top-level fields of this version's schema. */
   Set<String> topFields() {
-    return namespacedKind.openReports()
+    return ReportFormat.of(namespacedKind).map(ReportFormat::carriesConfiguration).orElse(false)
         ? Set.of(
             "apiVersion",
             "kind",

@@ -10,7 +10,6 @@ import dev.tally.report.api.Liveness;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportConfiguration;
-import dev.tally.report.api.ReportFormat;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
@@ -78,7 +77,7 @@ final class DefaultReportAggregator implements ReportAggregator {
   DefaultReportAggregator(AggregatorConfig config) {
     this.config = config;
     Optional<ReportConfiguration> configuration =
-        config.format() == ReportFormat.OPENREPORTS
+        config.format().carriesConfiguration()
             ? Optional.of(config.limits().configuration())
             : Optional.empty();
     this.budget = new PartitionBudget(config, configuration);

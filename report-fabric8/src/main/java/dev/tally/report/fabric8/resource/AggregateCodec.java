@@ -9,6 +9,7 @@ import static dev.tally.report.fabric8.resource.CodecPieces.subject;
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.ReportConfiguration;
+import dev.tally.report.api.ReportFormat;
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
@@ -26,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,24 +38,33 @@ import org.jspecify.annotations.Nullable;
 final class AggregateCodec {
   private AggregateCodec() {}
 
+  /**
+   * The custom resource class of each aggregate kind, and how to make an empty one: where a new
+   * format's resource classes are added, one line each.
+   */
+  private static final Map<ReportKind, Supplier<AggregateResource>> RESOURCES =
+      Map.of(
+          ReportKind.POLICY_REPORT, PolicyReportResource::new,
+          ReportKind.CLUSTER_POLICY_REPORT, ClusterPolicyReportResource::new,
+          ReportKind.REPORT, ReportResource::new,
+          ReportKind.CLUSTER_REPORT, ClusterReportResource::new);
+
   /** The custom resource class of an aggregate kind. */
   static Class<? extends AggregateResource> resourceClass(ReportKind kind) {
-    return switch (kind) {
-      case POLICY_REPORT -> PolicyReportResource.class;
-      case CLUSTER_POLICY_REPORT -> ClusterPolicyReportResource.class;
-      case REPORT -> ReportResource.class;
-      case CLUSTER_REPORT -> ClusterReportResource.class;
-    };
+    return newResource(kind).getClass();
   }
 
-  /** A new, empty custom resource of an aggregate kind. */
+  /**
+   * A new, empty custom resource of an aggregate kind.
+   *
+   * @throws IllegalArgumentException for a kind without a resource class
+   */
   static AggregateResource newResource(ReportKind kind) {
-    return switch (kind) {
-      case POLICY_REPORT -> new PolicyReportResource();
-      case CLUSTER_POLICY_REPORT -> new ClusterPolicyReportResource();
-      case REPORT -> new ReportResource();
-      case CLUSTER_REPORT -> new ClusterReportResource();
-    };
+    Supplier<AggregateResource> make = RESOURCES.get(kind);
+    if (make == null) {
+      throw new IllegalArgumentException("no resource class for " + kind.apiVersion() + " " + kind);
+    }
+    return make.get();
   }
 
   /** {@link ReportCodec#encode(AggregateReport)}, in full. */
@@ -72,7 +83,7 @@ final class AggregateCodec {
     res.setMetadata(meta.build());
     res.setScope(report.scope().map(CodecPieces::reference).orElse(null));
     if (report.configuration().isPresent()) {
-      if (!kind.openReports()) {
+      if (!ReportFormat.of(kind).map(ReportFormat::carriesConfiguration).orElse(false)) {
         throw new InvalidReportException(
             "configuration", "only the openreports kinds carry one, not " + kind.kind());
       }
