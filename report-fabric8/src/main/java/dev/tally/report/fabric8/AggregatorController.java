@@ -9,7 +9,6 @@ import dev.tally.report.fabric8.input.InputLifecycle;
 import dev.tally.report.fabric8.input.LivenessWatch;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.internal.ApiCalls;
-import dev.tally.report.fabric8.partials.PartialReportsInput;
 import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
@@ -178,7 +177,7 @@ public final class AggregatorController implements AutoCloseable {
     stalls.periodicRan();
     started = true;
     if (policies != null) {
-      startPolicyWatch(policies);
+      policies.startWithin(syncTimeout);
     }
     if (!resyncPeriod.isZero()) {
       thread.every(resyncPeriod, this::periodicResync);
@@ -191,19 +190,6 @@ public final class AggregatorController implements AutoCloseable {
     }
     elector.campaign();
     return this;
-  }
-
-  private void startPolicyWatch(LivenessWatch watch) {
-    try {
-      watch.start(syncTimeout);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while " + watch.what() + " were listed", e);
-    } catch (TimeoutException e) {
-      throw new IllegalStateException(watch.what() + " were not listed within " + syncTimeout, e);
-    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-      throw new RequestFailedException("watch " + watch.what(), e);
-    }
   }
 
   /**
@@ -367,11 +353,6 @@ public final class AggregatorController implements AutoCloseable {
     }
   }
 
-  /** The aggregator changed. */
-  private void changed() {
-    scheduler.scheduleFlush();
-  }
-
   /**
    * A task of the aggregator thread threw an {@link Error}: stop writing at once, then close (from
    * another thread: closing waits for the aggregator thread) and report it through {@link
@@ -394,15 +375,20 @@ public final class AggregatorController implements AutoCloseable {
     closing.start();
   }
 
-  /** Whether, without leader election, always; with it, the Lease is known to be held still. */
-  private boolean leaseHeld() {
-    LeaderElector e = elector;
-    return e == null || e.withinRenewDeadline();
+  /** The aggregator changed. */
+  private void changed() {
+    scheduler.scheduleFlush();
   }
 
   /** A task of the aggregator thread failed. */
   private void taskFailed() {
     scheduler.taskFailed();
+  }
+
+  /** Whether, without leader election, always; with it, the Lease is known to be held still. */
+  private boolean leaseHeld() {
+    LeaderElector e = elector;
+    return e == null || e.withinRenewDeadline();
   }
 
   private Timestamp now() {
@@ -411,43 +397,13 @@ public final class AggregatorController implements AutoCloseable {
   }
 
   /**
-   * Configures an {@link AggregatorController}: what it aggregates, what it reads and whether it
-   * elects a leader; how it paces, retries and bounds its work is {@link ControllerSettings}'.
+   * Configures an {@link AggregatorController}: the settings are {@link ControllerSettings}' (what
+   * it aggregates and reads, whether it elects a leader, how it paces, retries and bounds its
+   * work); this class checks them together and builds.
    */
   public static final class Builder extends ControllerSettings<Builder> {
-    private @Nullable Supplier<ReportAggregator> aggregators;
-    private @Nullable LeaderElectionSettings election;
-    private ReportInput input = new PartialReportsInput();
-
     private Builder(KubernetesClient client) {
       super(client);
-    }
-
-    /**
-     * How to make a fresh aggregator: called on start and on each won Lease, because the state is
-     * rebuilt from the partial reports each time.
-     */
-    public Builder aggregator(Supplier<ReportAggregator> aggregators) {
-      this.aggregators = aggregators;
-      return this;
-    }
-
-    /** Elect a leader with a Lease; without it this replica always leads. */
-    public Builder leaderElection(LeaderElectionSettings election) {
-      this.election = election;
-      return this;
-    }
-
-    /**
-     * What to read: Tally's own partial reports ({@link PartialReportsInput}) by default, or
-     * another input such as {@link dev.tally.report.fabric8.kyverno.KyvernoInput} (Kyverno's
-     * intermediate reports) or {@link dev.tally.report.fabric8.trivy.TrivyInput} (trivy-operator's
-     * config audit reports). {@link #build} asks the input whether it can feed the aggregator
-     * ({@link ReportInput#checkAggregator}).
-     */
-    public Builder input(ReportInput input) {
-      this.input = Objects.requireNonNull(input, "input");
-      return this;
     }
 
     /**

@@ -1,11 +1,16 @@
 package dev.tally.report.fabric8;
 
+import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.fabric8.input.ReportInput;
+import dev.tally.report.fabric8.partials.PartialReportsInput;
 import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How an {@link AggregatorController} paces, bounds and times its work: the flush window, the
@@ -17,6 +22,9 @@ import java.util.function.LongSupplier;
  * @param <B> the concrete builder, which every setter returns for chaining
  */
 abstract class ControllerSettings<B extends ControllerSettings<B>> extends ApiClientBuilder<B> {
+  @Nullable Supplier<ReportAggregator> aggregators;
+  @Nullable LeaderElectionSettings election;
+  ReportInput input = new PartialReportsInput();
   Clock clock = Clock.systemUTC();
   LongSupplier nanoTicker = System::nanoTime;
   Duration flushWindow = Duration.ofMillis(500);
@@ -32,6 +40,33 @@ abstract class ControllerSettings<B extends ControllerSettings<B>> extends ApiCl
 
   ControllerSettings(KubernetesClient client) {
     super(client);
+  }
+
+  /**
+   * How to make a fresh aggregator: called on start and on each won Lease, because the state is
+   * rebuilt from the partial reports each time.
+   */
+  public B aggregator(Supplier<ReportAggregator> aggregators) {
+    this.aggregators = aggregators;
+    return self();
+  }
+
+  /** Elect a leader with a Lease; without it this replica always leads. */
+  public B leaderElection(LeaderElectionSettings election) {
+    this.election = election;
+    return self();
+  }
+
+  /**
+   * What to read: Tally's own partial reports ({@link PartialReportsInput}) by default, or another
+   * input such as {@link dev.tally.report.fabric8.kyverno.KyvernoInput} (Kyverno's intermediate
+   * reports) or {@link dev.tally.report.fabric8.trivy.TrivyInput} (trivy-operator's config audit
+   * reports). {@link #build} asks the input whether it can feed the aggregator ({@link
+   * ReportInput#checkAggregator}).
+   */
+  public B input(ReportInput input) {
+    this.input = Objects.requireNonNull(input, "input");
+    return self();
   }
 
   /** Where deletion times and tombstone expiry come from. */

@@ -1,5 +1,7 @@
 package dev.tally.report.fabric8.input;
 
+import dev.tally.report.fabric8.RequestFailedException;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
@@ -17,6 +19,26 @@ public interface LivenessWatch extends AutoCloseable {
    * @throws io.fabric8.kubernetes.client.KubernetesClientException if a request failed for good
    */
   void start(Duration timeout) throws InterruptedException, TimeoutException;
+
+  /**
+   * {@link #start}, its failures told as the controller's {@code start()} tells them.
+   *
+   * @throws IllegalStateException if interrupted, or the first list took longer than {@code
+   *     timeout}
+   * @throws RequestFailedException if a request failed for good
+   */
+  default void startWithin(Duration timeout) {
+    try {
+      start(timeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while " + what() + " were listed", e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException(what() + " were not listed within " + timeout, e);
+    } catch (KubernetesClientException e) {
+      throw new RequestFailedException("watch " + what(), e);
+    }
+  }
 
   /** What it watches, for messages: {@code Kyverno's policies}. */
   String what();
