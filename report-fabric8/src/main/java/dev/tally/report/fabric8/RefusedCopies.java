@@ -1,9 +1,6 @@
 package dev.tally.report.fabric8;
 
 import dev.tally.report.api.CapacityExceededException;
-import dev.tally.report.fabric8.kyverno.KyvernoReportResource;
-import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
-import dev.tally.report.fabric8.resource.PartialReportResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -218,20 +215,13 @@ final class RefusedCopies {
     return 2 * chars + 400;
   }
 
-  /** A copy of {@code object} that keeps its identity and nothing else, of the same class. */
+  /**
+   * A copy of {@code object} that keeps its identity and nothing else, of the same class (whatever
+   * input it belongs to: a typed resource through its no-argument constructor, which gives its kind
+   * and apiVersion; anything else as a generic object of its kind).
+   */
   static HasMetadata stripped(HasMetadata object) {
-    HasMetadata copy;
-    if (object instanceof PartialReportResource) {
-      copy = new PartialReportResource(); // its kind and apiVersion are its class's
-    } else if (object instanceof ClusterPartialReportResource) {
-      copy = new ClusterPartialReportResource();
-    } else if (object instanceof KyvernoReportResource report) {
-      copy = report.newOfSameKind();
-    } else {
-      var generic = new GenericKubernetesResource();
-      generic.setKind(object.getKind());
-      copy = generic;
-    }
+    HasMetadata copy = emptyOfSameClass(object);
     copy.setApiVersion(object.getApiVersion());
     var meta = object.getMetadata();
     var m = new ObjectMeta();
@@ -242,6 +232,19 @@ final class RefusedCopies {
     m.setAdditionalProperty(MARK, Boolean.TRUE);
     copy.setMetadata(m);
     return copy;
+  }
+
+  private static HasMetadata emptyOfSameClass(HasMetadata object) {
+    if (!(object instanceof GenericKubernetesResource)) {
+      try {
+        return object.getClass().getDeclaredConstructor().newInstance();
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        // no accessible no-argument constructor: a generic copy of its kind below
+      }
+    }
+    var generic = new GenericKubernetesResource();
+    generic.setKind(object.getKind());
+    return generic;
   }
 
   /** The key of an object in a store: its namespace and name, as fabric8's own stores key them. */

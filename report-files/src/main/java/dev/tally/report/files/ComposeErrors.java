@@ -1,6 +1,6 @@
 package dev.tally.report.files;
 
-import static dev.tally.report.files.TextDocuments.join;
+import static dev.tally.report.files.FieldPaths.join;
 
 import java.util.ArrayDeque;
 import org.jspecify.annotations.Nullable;

@@ -1,6 +1,6 @@
 package dev.tally.report.files;
 
-import static dev.tally.report.files.TextDocuments.join;
+import static dev.tally.report.files.FieldPaths.join;
 
 import dev.tally.report.files.ComposeErrors.SyntaxError;
 import java.util.ArrayDeque;

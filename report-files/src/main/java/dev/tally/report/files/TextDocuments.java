@@ -75,7 +75,7 @@ final class TextDocuments {
         if (p.isEmpty()) {
           return 0;
         }
-        p = parent(p);
+        p = FieldPaths.parent(p);
       }
     }
 
@@ -167,7 +167,7 @@ final class TextDocuments {
           throw new SyntaxError("a key is not a plain value", line(t.getKeyNode()), path);
         }
         String name = key.getValue();
-        String child = join(path, name);
+        String child = FieldPaths.join(path, name);
         lines.put(child, line(key));
         // a key given twice is refused, as by every YAML reader Kubernetes uses
         if (map.containsKey(name)) {
@@ -190,15 +190,5 @@ final class TextDocuments {
 
   private static int line(Node node) {
     return node.getStartMark().map(m -> m.getLine() + 1).orElse(0);
-  }
-
-  static String join(String prefix, String path) {
-    return prefix.isEmpty() ? path : path.isEmpty() ? prefix : prefix + "." + path;
-  }
-
-  /** The path one level up: {@code results[2].timestamp} for {@code results[2].timestamp.nanos}. */
-  static String parent(String path) {
-    int cut = path.endsWith("]") ? path.lastIndexOf('[') : path.lastIndexOf('.');
-    return cut < 0 ? "" : path.substring(0, cut);
   }
 }
