@@ -113,6 +113,39 @@ class RefusedCopiesTest {
   }
 
   @Test
+  void aStrippedCopyIsOfItsObjectsClassWhateverInputItBelongsTo() {
+    for (HasMetadata object :
+        List.<HasMetadata>of(
+            new PartialReportResource(),
+            new dev.tally.report.fabric8.resource.ClusterPartialReportResource(),
+            new dev.tally.report.fabric8.kyverno.EphemeralReportResource(),
+            new dev.tally.report.fabric8.kyverno.ClusterEphemeralReportResource(),
+            new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
+                .withApiVersion("aquasecurity.github.io/v1alpha1")
+                .withKind("ConfigAuditReport")
+                .build())) {
+      object.setMetadata(
+          new ObjectMetaBuilder()
+              .withNamespace("team")
+              .withName("r")
+              .withUid("u-1")
+              .withResourceVersion("7")
+              .withLabels(java.util.Map.of("big", "x".repeat(1000)))
+              .build());
+
+      HasMetadata copy = RefusedCopies.stripped(object);
+
+      assertThat(copy).isExactlyInstanceOf(object.getClass());
+      assertThat(copy.getKind()).isEqualTo(object.getKind());
+      assertThat(copy.getApiVersion()).isEqualTo(object.getApiVersion());
+      assertThat(copy.getMetadata().getName()).isEqualTo("r");
+      assertThat(copy.getMetadata().getResourceVersion()).isEqualTo("7");
+      assertThat(copy.getMetadata().getLabels()).isNullOrEmpty();
+      assertThat(RefusedCopies.isCopy(copy)).isTrue();
+    }
+  }
+
+  @Test
   void aFloodOfLargeRefusedObjectsIsHeldAsIdentitiesWithinTheCaps() throws Exception {
     start(3, 5);
     for (int i = 0; i < 8; i++) {
