@@ -51,8 +51,7 @@ public record AggregateReport(
    * app.kubernetes.io/managed-by} label is {@link ReportLayout#managedBy()}.
    */
   public boolean ownedBy(ReportLayout layout) {
-    Checks.nonNull("layout", layout);
-    return layout.managedBy().equals(labels.get(WireNames.MANAGED_BY_LABEL));
+    return Checks.nonNull("layout", layout).manages(labels);
   }
 
   /** The same report with another content hash, as a codec attaches a stored one. */

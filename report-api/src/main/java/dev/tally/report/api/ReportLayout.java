@@ -1,5 +1,8 @@
 package dev.tally.report.api;
 
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
 /**
  * How an aggregator names, labels and recognises the aggregates it writes (docs/DESIGN.md §4 and
  * §6). A grouping chooses it ({@link Grouping#layout()}).
@@ -28,5 +31,15 @@ public enum ReportLayout {
   /** The value of {@link WireNames#MANAGED_BY_LABEL} on the aggregates of this layout. */
   public String managedBy() {
     return managedBy;
+  }
+
+  /**
+   * Whether an object labelled {@code labels} (null: none) is managed in this layout: its {@code
+   * app.kubernetes.io/managed-by} label is {@link #managedBy()}. Tally's one rule of what may be
+   * written over or deleted at all; report-merge's {@code Ownership} and every reader of labels ask
+   * it.
+   */
+  public boolean manages(@Nullable Map<String, String> labels) {
+    return labels != null && managedBy.equals(labels.get(WireNames.MANAGED_BY_LABEL));
   }
 }

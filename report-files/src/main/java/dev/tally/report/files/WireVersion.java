@@ -78,7 +78,7 @@ enum WireVersion {
 
   /** Whether the kind is one of this version's two kinds. */
   boolean has(ReportKind kind) {
-    return kind == namespacedKind || kind == clusterKind;
+    return kind.equals(namespacedKind) || kind.equals(clusterKind);
   }
 
   /** The version an object of {@code apiVersion} is in, if the codec knows it. */

@@ -42,7 +42,7 @@ public final class Ownership {
    * all.
    */
   public static boolean managed(ReportLayout layout, @Nullable Map<String, String> labels) {
-    return labels != null && layout.managedBy().equals(labels.get(WireNames.MANAGED_BY_LABEL));
+    return layout.manages(labels);
   }
 
   /** Whether {@code o} is managed in this aggregator's layout. */
@@ -55,7 +55,7 @@ public final class Ownership {
    * layout, of its format's kind and, in Tally's layout, of its grouping.
    */
   public boolean owns(AggregateReport o) {
-    if (!managed(o) || o.ref().kind() != format.kindFor(o.ref().namespace())) {
+    if (!managed(o) || !o.ref().kind().equals(format.kindFor(o.ref().namespace()))) {
       return false;
     }
     return layout == ReportLayout.KYVERNO
