@@ -63,20 +63,12 @@ record LayoutOptions(
     }
     input.checkGrouping(groupingName);
     String f = v.getOrDefault("--format", "wgpolicy");
-    ReportFormat format =
-        ReportFormat.values().stream()
-            .filter(known -> known.name().equals(f))
-            .findFirst()
-            .orElseThrow(
-                () ->
-                    new UsageException(
-                        "--format",
-                        "unknown format '"
-                            + f
-                            + "', expected "
-                            + String.join(
-                                " or ",
-                                ReportFormat.values().stream().map(ReportFormat::name).toList())));
+    ReportFormat format;
+    try {
+      format = ReportFormat.named(f);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--format", e.getMessage());
+    }
     return new LayoutOptions(groupingName, grouping, format, v.bool("--server-side-apply", false));
   }
 }

@@ -63,10 +63,16 @@ public abstract class ReportFormat {
         .orElseThrow(
             () ->
                 new IllegalArgumentException(
-                    "unknown format '"
-                        + name
-                        + "', expected one of "
-                        + values().stream().map(ReportFormat::name).toList()));
+                    "unknown format '" + name + "', expected " + either(values())));
+  }
+
+  /** {@code a}, {@code a or b}, {@code a, b or c}: the formats' names. */
+  private static String either(List<ReportFormat> formats) {
+    List<String> names = formats.stream().map(ReportFormat::name).toList();
+    int last = names.size() - 1;
+    return last == 0
+        ? names.get(0)
+        : String.join(", ", names.subList(0, last)) + " or " + names.get(last);
   }
 
   /** The format whose kinds include {@code kind}, if one was made. */
@@ -87,14 +93,6 @@ public abstract class ReportFormat {
   /** Its two kinds: the namespaced one, then the cluster-scoped one. */
   public final List<ReportKind> kinds() {
     return List.of(namespaced, clusterScoped);
-  }
-
-  /**
-   * The API versions of its kinds a reader of report files accepts, the written one first; older
-   * ones are converted on reading. Just the written one by default.
-   */
-  public List<String> readableVersions() {
-    return List.of(namespaced.version());
   }
 
   /**

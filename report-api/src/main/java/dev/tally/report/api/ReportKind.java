@@ -1,6 +1,8 @@
 package dev.tally.report.api;
 
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -11,6 +13,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ReportKind implements Comparable<ReportKind> {
   private static final AtomicInteger MADE = new AtomicInteger();
+
+  /** The order of each kind made, by group, version and kind: equal kinds share one. */
+  private static final Map<String, Integer> ORDERS = new ConcurrentHashMap<>();
 
   public static final ReportKind POLICY_REPORT =
       new ReportKind("wgpolicyk8s.io", "v1alpha2", "PolicyReport", "policyreports", true);
@@ -44,7 +49,8 @@ public final class ReportKind implements Comparable<ReportKind> {
     this.kind = Checks.nonNull("kind", kind);
     this.plural = Checks.nonNull("plural", plural);
     this.namespaced = namespaced;
-    this.order = MADE.getAndIncrement();
+    this.order =
+        ORDERS.computeIfAbsent(group + "/" + version + "/" + kind, k -> MADE.getAndIncrement());
   }
 
   /** The four kinds of the built-in formats, in their order. */
@@ -79,7 +85,7 @@ public final class ReportKind implements Comparable<ReportKind> {
 
   @Override
   public int compareTo(ReportKind o) {
-    return equals(o) ? 0 : Integer.compare(order, o.order);
+    return Integer.compare(order, o.order);
   }
 
   @Override

@@ -13,10 +13,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The informers of the controller's {@link ReportInput} (say PartialReport and
- * ClusterPartialReport) in every namespace. It hands each object to a {@link Listener} as it
- * appears, changes or disappears, and decides nothing about it. The informers re-list on their own
- * after a dropped watch; a deletion they missed while disconnected is delivered after the re-list.
+ * The informers of the controller's {@link dev.tally.report.fabric8.input.ReportInput} (say
+ * PartialReport and ClusterPartialReport) in every namespace. It hands each object to a {@link
+ * Listener} as it appears, changes or disappears, and decides nothing about it. The informers
+ * re-list on their own after a dropped watch; a deletion they missed while disconnected is
+ * delivered after the re-list.
  */
 final class PartialReportSource implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PartialReportSource.class);

@@ -24,11 +24,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * {@link KyvernoPolicyWatch} against a real kube-apiserver: real discovery (404 for a group/version
- * not served, the built-in admission policy kinds), real watches. Kyverno's CRDs are not in the
- * repository: the test installs minimal stand-ins of ClusterPolicy and Policy (see {@link
- * KyvernoPolicyWatchTest#standInCrds}), not Kyverno's own CRDs, and removes them afterwards so that
- * no other test on the shared control plane sees them.
+ * {@code kyverno.KyvernoPolicyWatch} against a real kube-apiserver: real discovery (404 for a
+ * group/version not served, the built-in admission policy kinds), real watches. Kyverno's CRDs are
+ * not in the repository: the test installs minimal stand-ins of ClusterPolicy and Policy (see
+ * {@link KyvernoPolicyWatchTest#standInCrds}), not Kyverno's own CRDs, and removes them afterwards
+ * so that no other test on the shared control plane sees them.
  */
 @ExtendWith(RealKubernetes.class)
 class KyvernoPolicyWatchRealServerTest {

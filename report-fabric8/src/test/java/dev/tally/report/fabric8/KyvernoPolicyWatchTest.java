@@ -28,9 +28,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link KyvernoPolicyWatch} on the mock API server in CRUD mode. The mock answers discovery of any
- * group/version with an empty resource list (not a 404), and lists the kinds of the CRDs created on
- * it; it serves no built-in admission policy kinds, so only the CRDs made here are watched.
+ * {@code kyverno.KyvernoPolicyWatch} on the mock API server in CRUD mode. The mock answers
+ * discovery of any group/version with an empty resource list (not a 404), and lists the kinds of
+ * the CRDs created on it; it serves no built-in admission policy kinds, so only the CRDs made here
+ * are watched.
  */
 @EnableKubernetesMockClient(crud = true)
 class KyvernoPolicyWatchTest {

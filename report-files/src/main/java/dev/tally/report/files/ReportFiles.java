@@ -8,9 +8,9 @@ import dev.tally.report.fabric8.resource.ReportCodec;
 import java.util.List;
 
 /**
- * Reads what other tools publish. Split off report-fabric8's {@code ReportCodec}, whose read side
- * this was ({@code ReportCodec.read(..)}, {@code readDocuments}, {@code encode(ReadReport)}, {@code
- * convert}): the adapter keeps the strict codec of what Tally writes.
+ * Reads what other tools publish, and writes it back in the version it was read in;
+ * report-fabric8's {@code ReportCodec} is the strict codec of what Tally writes, which this binds
+ * through.
  *
  * <p>{@link #read(String, String)} reads YAML or JSON text: several documents (separators may carry
  * comments, {@code --- # second report}), {@code kubectl get -o yaml} dumps (a {@code v1 List}

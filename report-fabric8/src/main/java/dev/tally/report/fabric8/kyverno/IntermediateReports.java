@@ -10,7 +10,6 @@ import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.internal.RateLimitedLog;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,7 +34,6 @@ import org.slf4j.LoggerFactory;
  */
 final class IntermediateReports {
   private static final Logger LOG = LoggerFactory.getLogger(IntermediateReports.class);
-  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
   /** One intermediate report object, at the version read. */
   private record Read(String kind, String namespace, String name, String resourceVersion) {

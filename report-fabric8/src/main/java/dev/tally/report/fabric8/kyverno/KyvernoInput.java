@@ -323,6 +323,7 @@ public final class KyvernoInput implements ReportInput {
     return adoptionKinds.contains(group.isEmpty() ? plural : plural + "." + group);
   }
 
+  /** Whether the controller watches Kyverno's policies, so that a deleted policy's results go. */
   public boolean watchesPolicies() {
     return watchPolicies;
   }

@@ -48,7 +48,7 @@ final class TrivyCodec {
     return new ConfigAudit(
         Objects.requireNonNullElse(meta.getNamespace(), ""),
         meta.getName(),
-        owner(meta),
+        owners(meta),
         time(string(report, "updateTimestamp", "report"), "report.updateTimestamp"),
         time(meta.getCreationTimestamp(), "metadata.creationTimestamp"),
         checks);
@@ -84,21 +84,21 @@ final class TrivyCodec {
         string(scope, "value", field + ".scope"));
   }
 
-  private static ConfigAudit.@Nullable Owner owner(ObjectMeta meta) {
+  private static List<ConfigAudit.Owner> owners(ObjectMeta meta) {
     List<OwnerReference> owners = meta.getOwnerReferences();
-    if (owners == null || owners.isEmpty()) {
-      return null;
+    if (owners == null) {
+      return List.of();
     }
-    OwnerReference chosen =
-        owners.stream()
-            .filter(o -> Boolean.TRUE.equals(o.getController()))
-            .findFirst()
-            .orElse(owners.get(0));
-    return new ConfigAudit.Owner(
-        Objects.requireNonNullElse(chosen.getApiVersion(), ""),
-        Objects.requireNonNullElse(chosen.getKind(), ""),
-        Objects.requireNonNullElse(chosen.getName(), ""),
-        Objects.requireNonNullElse(chosen.getUid(), ""));
+    return owners.stream()
+        .map(
+            o ->
+                new ConfigAudit.Owner(
+                    Objects.requireNonNullElse(o.getApiVersion(), ""),
+                    Objects.requireNonNullElse(o.getKind(), ""),
+                    Objects.requireNonNullElse(o.getName(), ""),
+                    Objects.requireNonNullElse(o.getUid(), ""),
+                    Boolean.TRUE.equals(o.getController())))
+        .toList();
   }
 
   @SuppressWarnings("unchecked")

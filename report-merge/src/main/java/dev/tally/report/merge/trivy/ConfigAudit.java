@@ -3,7 +3,6 @@ package dev.tally.report.merge.trivy;
 import dev.tally.report.api.Timestamp;
 import java.util.List;
 import java.util.Optional;
-import org.jspecify.annotations.Nullable;
 
 /**
  * One trivy-operator {@code ConfigAuditReport} ({@code aquasecurity.github.io/v1alpha1}) as read
@@ -12,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param namespace the report's namespace, which is its resource's
  * @param name the report's name
- * @param owner the report's controller owner reference (else its first), null when it has none
+ * @param owners the report's owner references, in order
  * @param updated {@code report.updateTimestamp}, when the scan finished
  * @param created {@code metadata.creationTimestamp}
  * @param checks {@code report.checks}, in order
@@ -20,16 +19,18 @@ import org.jspecify.annotations.Nullable;
 public record ConfigAudit(
     String namespace,
     String name,
-    @Nullable Owner owner,
+    List<Owner> owners,
     Optional<Timestamp> updated,
     Optional<Timestamp> created,
     List<Check> checks) {
   public ConfigAudit {
+    owners = List.copyOf(owners);
     checks = List.copyOf(checks);
   }
 
-  /** An owner reference: the resource the report is about. */
-  public record Owner(String apiVersion, String kind, String name, String uid) {}
+  /** An owner reference; {@code controller} when it is marked the managing controller. */
+  public record Owner(
+      String apiVersion, String kind, String name, String uid, boolean controller) {}
 
   /**
    * One entry of {@code report.checks}.

@@ -56,12 +56,18 @@ public final class TrivyMapping {
    *     metadata.ownerReferences} or {@code report.checks[2].severity})
    */
   public static PartialReport map(ConfigAudit audit) {
-    ConfigAudit.Owner owner = audit.owner();
-    if (owner == null) {
-      throw new InvalidReportException(
-          "metadata.ownerReferences",
-          "a ConfigAuditReport names the resource it is about by its owner reference; it has none");
-    }
+    // trivy-operator makes the scanned resource the report's controller owner
+    ConfigAudit.Owner owner =
+        audit.owners().stream()
+            .filter(ConfigAudit.Owner::controller)
+            .findFirst()
+            .or(() -> audit.owners().stream().findFirst())
+            .orElseThrow(
+                () ->
+                    new InvalidReportException(
+                        "metadata.ownerReferences",
+                        "a ConfigAuditReport names the resource it is about by its owner"
+                            + " reference; it has none"));
     Timestamp observedAt =
         audit
             .updated()

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /** The mapping rule of trivy-operator's config audit reports (docs/DESIGN.md). */
 class TrivyMappingTest {
   private static final ConfigAudit.Owner OWNER =
-      new ConfigAudit.Owner("apps/v1", "ReplicaSet", "web-6d4cf56db6", "u-1");
+      new ConfigAudit.Owner("apps/v1", "ReplicaSet", "web-6d4cf56db6", "u-1", true);
   private static final Timestamp UPDATED = Timestamp.ofSeconds(1_900_000_000L);
   private static final Timestamp CREATED = Timestamp.ofSeconds(1_800_000_000L);
 
@@ -39,7 +39,7 @@ class TrivyMappingTest {
     return new ConfigAudit(
         "shop",
         "replicaset-web-6d4cf56db6",
-        OWNER,
+        List.of(OWNER),
         Optional.of(UPDATED),
         Optional.of(CREATED),
         checks);
@@ -72,6 +72,20 @@ class TrivyMappingTest {
   }
 
   @Test
+  void theControllerOwnerIsTheSubjectElseTheFirstOwner() {
+    ConfigAudit.Owner other = new ConfigAudit.Owner("v1", "ConfigMap", "other", "u-2", false);
+    ConfigAudit controlled =
+        new ConfigAudit(
+            "shop", "r", List.of(other, OWNER), Optional.of(UPDATED), Optional.empty(), List.of());
+    ConfigAudit uncontrolled =
+        new ConfigAudit(
+            "shop", "r", List.of(other), Optional.of(UPDATED), Optional.empty(), List.of());
+
+    assertThat(TrivyMapping.map(controlled).subject().uid()).isEqualTo("u-1");
+    assertThat(TrivyMapping.map(uncontrolled).subject().uid()).isEqualTo("u-2");
+  }
+
+  @Test
   void aReportWithNoChecksStillCoversTheScanSoItRetractsEveryEarlierFailure() {
     PartialReport partial = TrivyMapping.map(audit(List.of()));
 
@@ -94,7 +108,8 @@ class TrivyMappingTest {
   @Test
   void withoutAnUpdateTimeTheReportsCreationTimeIsWhenTheScanWasMade() {
     ConfigAudit audit =
-        new ConfigAudit("shop", "r", OWNER, Optional.empty(), Optional.of(CREATED), List.of());
+        new ConfigAudit(
+            "shop", "r", List.of(OWNER), Optional.empty(), Optional.of(CREATED), List.of());
 
     assertThat(TrivyMapping.map(audit).observedAt()).isEqualTo(CREATED);
   }
@@ -112,14 +127,19 @@ class TrivyMappingTest {
             () ->
                 TrivyMapping.map(
                     new ConfigAudit(
-                        "shop", "r", null, Optional.of(UPDATED), Optional.empty(), List.of())))
+                        "shop", "r", List.of(), Optional.of(UPDATED), Optional.empty(), List.of())))
         .isInstanceOf(InvalidReportException.class)
         .hasMessageContaining("metadata.ownerReferences");
     assertThatThrownBy(
             () ->
                 TrivyMapping.map(
                     new ConfigAudit(
-                        "shop", "r", OWNER, Optional.empty(), Optional.empty(), List.of())))
+                        "shop",
+                        "r",
+                        List.of(OWNER),
+                        Optional.empty(),
+                        Optional.empty(),
+                        List.of())))
         .isInstanceOf(InvalidReportException.class)
         .hasMessageContaining("report.updateTimestamp");
   }
