@@ -88,21 +88,17 @@ public final class AggregatorController implements AutoCloseable {
     this.lifecycle =
         input.lifecycle(
             new InputContext(b.client, calls, b.metrics, b.clock, clockRule, this::now));
+    RejectionEvents rejections =
+        new RejectionEvents(b.client, calls, b.metrics, b.clock, b.emitEvents);
     this.ledger =
         new PartialReportLedger(
-            input,
-            lifecycle,
-            new RejectionEvents(b.client, calls, b.metrics, b.clock, b.emitEvents),
-            copies,
-            b.metrics,
-            this::now,
-            clockRule,
-            this::changed);
+            input, lifecycle, rejections, copies, b.metrics, this::now, clockRule, this::changed);
     this.scheduler =
         new WriteScheduler(
             thread,
             ledger,
             new ReportWriter(b.client, calls, b.metrics, b.serverSideApply),
+            rejections,
             b.metrics,
             b.nanoTicker,
             b.retryPolicy,

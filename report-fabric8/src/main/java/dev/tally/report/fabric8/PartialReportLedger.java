@@ -334,10 +334,13 @@ final class PartialReportLedger {
     }
   }
 
-  /** {@code changes} were all written: the input's lifecycle may act (delete merged objects). */
-  void written(ChangeSet changes) {
+  /**
+   * {@code changes} were written (or left as they are for good), and every namespace but {@code
+   * unsettled} holds what was applied: the input's lifecycle may act there (delete merged objects).
+   */
+  void written(ChangeSet changes, Set<String> unsettled) {
     if (aggregator != null) {
-      lifecycle.written(changes);
+      lifecycle.written(changes, unsettled);
     }
   }
 

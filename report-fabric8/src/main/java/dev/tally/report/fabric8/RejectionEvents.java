@@ -1,8 +1,10 @@
 package dev.tally.report.fabric8;
 
+import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.names.KubernetesNames;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -96,6 +98,23 @@ final class RejectionEvents {
   void notHeld(String key, HasMetadata resource, CapacityExceededException cap) {
     metrics.capacityReached(cap.cap());
     record(key, resource, "NotHeld", "not holding", cap.getMessage(), "/" + cap.cap());
+  }
+
+  /**
+   * The API server refused the content of {@code report} for good ({@code failure}): a Warning
+   * Event {@code WriteRefused} on the report that could not be written, in its namespace (where the
+   * tenant whose input made it looks; its input objects may be many, or deleted once merged), named
+   * from the refused content, so that one content gets one Event; shared fairly as the rejections'
+   * are.
+   */
+  void writeRefused(WriteFailure failure, AggregateReport report) {
+    record(
+        failure.ref().toString(),
+        ReportCodec.encode(report),
+        "WriteRefused",
+        "the API server refused",
+        failure.code() + ": " + failure.reason() + " (not written again until its content changes)",
+        "/" + report.contentHash());
   }
 
   /**

@@ -74,12 +74,13 @@ final class ReportWriter {
     int written = 0;
     int suppressed = 0;
     List<ReportRef> conflicts = new ArrayList<>();
-    List<ReportRef> failed = new ArrayList<>();
+    List<WriteFailure> failed = new ArrayList<>();
+    List<WriteFailure> parked = new ArrayList<>();
     List<ReportRef> refused = new ArrayList<>();
     for (Change change : changes.changes()) {
       if (!mayWrite.getAsBoolean()) {
         LOG.info("stopped writing: this replica may no longer write");
-        return new WriteOutcome(written, suppressed, conflicts, failed, refused, true);
+        return new WriteOutcome(written, suppressed, conflicts, failed, parked, refused, true);
       }
       ReportRef ref = change.ref();
       try {
@@ -104,12 +105,13 @@ final class ReportWriter {
           case REFUSED -> refused.add(ref);
         }
       } catch (KubernetesClientException e) {
-        LOG.warn(
-            "writing {} failed with {}: {}", ref, e.getCode(), RequestFailedException.rootCause(e));
-        failed.add(ref);
+        // the scheduler logs each object's trouble once; one line per attempt is for debugging
+        WriteFailure failure = WriteFailure.of(ref, e);
+        LOG.debug("writing {} failed with {}: {}", ref, failure.code(), failure.reason());
+        (failure.permanent() ? parked : failed).add(failure);
       }
     }
-    return new WriteOutcome(written, suppressed, conflicts, failed, refused, false);
+    return new WriteOutcome(written, suppressed, conflicts, failed, parked, refused, false);
   }
 
   /**

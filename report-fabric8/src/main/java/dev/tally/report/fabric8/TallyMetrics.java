@@ -30,6 +30,18 @@ public interface TallyMetrics {
   /** A write met a conflict (409) or a vanished object; the controller re-reads and re-diffs. */
   default void conflict(ReportRef ref) {}
 
+  /**
+   * The API server refused the content of {@code ref} for good ({@code code}: 400, 413 or 422): it
+   * is parked, not written again until its content changes. Counted once per content refused.
+   */
+  default void writeRefused(ReportRef ref, int code) {}
+
+  /**
+   * How many objects wait to be written again after a failure that may heal or a conflict, each
+   * after its own backoff; 0 when every object is written (or parked).
+   */
+  default void writesInTrouble(int count) {}
+
   /** A request is retried after a 429, a 5xx or a connection error. */
   default void retry(int statusCode, Duration delay) {}
 

@@ -8,9 +8,12 @@ import dev.tally.report.api.ReportRef;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
@@ -21,14 +24,27 @@ import org.slf4j.LoggerFactory;
 
 /**
  * When the aggregator's changes are written: a flush at the end of a window that coalesces the
- * changes of many events into one write per object; after a write met a conflict or a vanished
- * object (409, 404) or failed, a re-read of those objects only (one GET each) and a re-diff of them
- * ({@link ReportAggregator#resyncOnly}), so that a namespace whose aggregates keep conflicting
- * costs a GET per object and never a LIST of everyone's; and a full resync (re-read every owned
- * aggregate and re-diff) after a failed task, or when more than {@link #MAX_REREADS} objects wait
- * to be re-read. Re-reads and resyncs run at once the first time and with backoff after; full
- * resyncs are also at least {@code minResyncInterval} apart, the first of a term aside. The first
- * resync of a term that listed and diffed completes its rebuild.
+ * changes of many events into one write per object, and a full resync (re-read every owned
+ * aggregate and re-diff) after a failed task, at least {@code minResyncInterval} apart (the first
+ * of a term aside), with backoff while the LIST fails. The first resync of a term that listed and
+ * diffed completes its rebuild.
+ *
+ * <p>A write the API server does not take is that object's problem alone (DESIGN, "Bulkheads"):
+ *
+ * <ul>
+ *   <li>a conflict or a vanished object (409, 404), or a refusal that may heal (403, a namespace
+ *       being deleted, 429 and 5xx past their retries, no answer), puts the object in trouble: its
+ *       changes are held back, and when its own backoff ends it is re-read (one GET) and re-diffed
+ *       ({@link ReportAggregator#resyncOnly}); a conflict is re-read at once the first time. More
+ *       than {@link #MAX_REREADS} objects due at once make one LIST cheaper than a GET each: a full
+ *       resync instead;
+ *   <li>a refusal of the content itself (400, 413, 422) parks the object: a Warning Event and a
+ *       metric say so once, and the same content is never sent again; a change of its content (or
+ *       its delete) is tried once more;
+ *   <li>every other object of the same flush is written, and the input's lifecycle completes for
+ *       every namespace with no object in trouble ({@link PartialReportLedger#written}); a parked
+ *       object does not hold its namespace back, since no retry would change it.
+ * </ul>
  *
  * <p>Writes only while this replica leads, is not closed and knows it still holds the Lease (its
  * last renewal began less than the renew deadline ago), checked before each object's write. A flush
@@ -39,12 +55,13 @@ import org.slf4j.LoggerFactory;
 final class WriteScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(WriteScheduler.class);
 
-  /** More objects to re-read than this make one LIST cheaper than a GET each: a full resync. */
+  /** More objects due to be re-read than this make one LIST cheaper than a GET each. */
   static final int MAX_REREADS = 100;
 
   private final AggregatorThread thread;
   private final PartialReportLedger ledger;
   private final ReportWriter writer;
+  private final RejectionEvents events;
   private final TallyMetrics metrics;
   private final LongSupplier nanoTicker;
   private final RetryPolicy retryPolicy;
@@ -60,7 +77,6 @@ final class WriteScheduler {
   private boolean flushScheduled;
   private boolean resyncNeeded;
   private boolean resyncScheduled;
-  private boolean rereadScheduled;
   private int resyncAttempts;
 
   /**
@@ -70,19 +86,26 @@ final class WriteScheduler {
    */
   private @Nullable Long lastResyncStart;
 
-  /** Objects whose write met a conflict, a vanished object or a failure: to re-read and re-diff. */
-  private final Set<ReportRef> toReread = new LinkedHashSet<>();
+  /** One object whose write met trouble: how often in a row, and when it is re-read next. */
+  private static final class Trouble {
+    int attempts;
+    long due;
+  }
 
-  /**
-   * Changes written while others waited to be re-read: handed to {@link
-   * PartialReportLedger#written} with the write that completes them.
-   */
-  private final List<Change> owed = new ArrayList<>();
+  /** Objects whose write met trouble, each re-read and re-diffed when its own backoff ends. */
+  private final Map<ReportRef, Trouble> trouble = new LinkedHashMap<>();
+
+  /** Objects whose content the server refused for good, with the hash of that content. */
+  private final Map<ReportRef, String> parked = new HashMap<>();
+
+  /** When the re-read task scheduled last runs ({@link #nanoTicker}), or null if none is. */
+  private @Nullable Long rereadAt;
 
   WriteScheduler(
       AggregatorThread thread,
       PartialReportLedger ledger,
       ReportWriter writer,
+      RejectionEvents events,
       TallyMetrics metrics,
       LongSupplier nanoTicker,
       RetryPolicy retryPolicy,
@@ -98,6 +121,7 @@ final class WriteScheduler {
     this.thread = thread;
     this.ledger = ledger;
     this.writer = writer;
+    this.events = events;
     this.metrics = metrics;
     this.nanoTicker = nanoTicker;
     this.retryPolicy = retryPolicy;
@@ -120,13 +144,15 @@ final class WriteScheduler {
     resyncNeeded = false;
     resyncAttempts = 0;
     lastResyncStart = null;
-    toReread.clear();
-    owed.clear();
+    trouble.clear();
+    parked.clear();
+    rereadAt = null;
+    metrics.writesInTrouble(0);
   }
 
   /** Whether a flush or a resync is due: what the aggregator was fed is not written yet. */
   boolean writeDue() {
-    return flushScheduled || resyncNeeded || !toReread.isEmpty();
+    return flushScheduled || resyncNeeded;
   }
 
   /** The aggregator changed: flush at the end of the window, unless a flush is due already. */
@@ -150,21 +176,14 @@ final class WriteScheduler {
       }
       return; // the resync that is due writes everything
     }
-    if (!toReread.isEmpty()) {
-      reread();
-      if (!toReread.isEmpty() || resyncNeeded) {
-        return; // still in trouble: the next re-read or resync writes the rest
-      }
-    }
     long start = nanoTicker.getAsLong();
     freshness.cut();
     ChangeSet changes = agg.flush();
     if (changes.isEmpty()) {
-      ledger.written(changes); // what was applied is what was published already
-      freshness.written(false);
+      settle(changes, false); // what was applied is what was published already
       return;
     }
-    WriteOutcome outcome = writer.write(changes, this::mayWrite);
+    WriteOutcome outcome = write(changes, Set.of());
     metrics.flushed(changes.size(), Duration.ofNanos(nanoTicker.getAsLong() - start));
     LOG.debug("flushed {} changes: {}", changes.size(), outcome);
     afterWrite(changes, outcome, false);
@@ -172,6 +191,14 @@ final class WriteScheduler {
 
   /** Re-reads the owned aggregates and writes the difference. */
   void resync() {
+    resync(Set.of());
+  }
+
+  /**
+   * Re-reads the owned aggregates and writes the difference, {@code due} included: objects in
+   * trouble whose re-read is due, which the LIST reads as well as a GET each would.
+   */
+  private void resync(Set<ReportRef> due) {
     ReportAggregator agg = ledger.aggregator();
     if (agg == null || !leading.getAsBoolean()) {
       return;
@@ -191,7 +218,7 @@ final class WriteScheduler {
           LOG.debug("resync change: {}", c);
         }
       }
-      outcome = writer.write(changes, this::mayWrite);
+      outcome = write(changes, due);
       // counted once its writes are done, so that a reader of the count sees them in the cluster
       metrics.resynced(changes.size());
     } catch (KubernetesClientException e) {
@@ -202,41 +229,103 @@ final class WriteScheduler {
     }
     resyncNeeded = false;
     lastResyncStart = started;
-    // the LIST saw every object: nothing is left to re-read, and what was owed is in the list
-    toReread.clear();
-    owed.clear();
     // the first resync that listed and diffed completes a rebuild
     rebuilt = mayWrite();
+    recoveredUnlessTroubled(due, outcome);
     afterWrite(changes, outcome, true);
   }
 
   /**
-   * Re-reads the objects whose writes met trouble, one GET each, and writes their difference
-   * ({@link ReportAggregator#resyncOnly}); nothing else is read.
+   * Writes {@code changes} but those of objects in trouble that are not {@code due} (their own
+   * re-read writes them) and those of parked objects whose content is still the refused one.
+   */
+  private WriteOutcome write(ChangeSet changes, Set<ReportRef> due) {
+    List<Change> toWrite = new ArrayList<>(changes.size());
+    for (Change c : changes.changes()) {
+      ReportRef ref = c.ref();
+      if (trouble.containsKey(ref) && !due.contains(ref)) {
+        continue;
+      }
+      String refused = parked.get(ref);
+      if (refused != null) {
+        if (!(c instanceof Change.Delete) && refused.equals(contentHash(c))) {
+          continue; // the server refused this very content: sending it again cannot succeed
+        }
+        parked.remove(ref); // new content, or gone: one more try
+      }
+      toWrite.add(c);
+    }
+    return toWrite.isEmpty()
+        ? WriteOutcome.NOTHING
+        : writer.write(new ChangeSet(List.copyOf(toWrite)), this::mayWrite);
+  }
+
+  /**
+   * Re-reads the objects in trouble whose backoff ended, one GET each, and writes their difference
+   * ({@link ReportAggregator#resyncOnly}); nothing else is read. An object whose GET fails stays in
+   * trouble, with a longer backoff, and holds back no other.
    */
   private void reread() {
+    rereadAt = null;
     ReportAggregator agg = ledger.aggregator();
-    if (agg == null || !leading.getAsBoolean() || toReread.isEmpty()) {
+    if (agg == null || !leading.getAsBoolean() || resyncNeeded) {
+      return; // a resync that is due reads them all
+    }
+    long now = nanoTicker.getAsLong();
+    Set<ReportRef> due = new LinkedHashSet<>();
+    for (var e : trouble.entrySet()) {
+      if (now - e.getValue().due >= 0) {
+        due.add(e.getKey());
+      }
+    }
+    if (due.size() > MAX_REREADS) {
+      LOG.info("{} objects to re-read: one full resync instead", due.size());
+      resync(due);
       return;
     }
-    Set<ReportRef> refs = new LinkedHashSet<>(toReread);
-    List<AggregateReport> observed;
-    try {
-      observed = writer.readOwned(refs);
-    } catch (KubernetesClientException e) {
-      LOG.warn(
-          "re-reading {} objects failed: {}", refs.size(), RequestFailedException.rootCause(e));
-      scheduleReread();
+    Set<ReportRef> read = new LinkedHashSet<>();
+    List<AggregateReport> observed = new ArrayList<>();
+    for (ReportRef ref : due) {
+      try {
+        observed.addAll(writer.readOwned(List.of(ref)));
+        read.add(ref);
+      } catch (KubernetesClientException e) {
+        LOG.debug("re-reading {} failed: {}", ref, RequestFailedException.rootCause(e));
+        troubled(ref, now); // it waits longer
+      }
+    }
+    if (!read.isEmpty()) {
+      ledger.reread(read, observed);
+      ChangeSet changes = agg.resyncOnly(read, observed);
+      metrics.reread(read.size(), changes.size());
+      LOG.debug("re-read {} objects after trouble writing them: {} changes", read.size(), changes);
+      WriteOutcome outcome = write(changes, read);
+      recoveredUnlessTroubled(read, outcome);
+      afterWrite(changes, outcome, false);
+    }
+    scheduleReread();
+  }
+
+  /**
+   * The objects of {@code retried} were read again and written as {@code outcome} says: each that
+   * met no new trouble is settled (written, needing no write, or parked).
+   */
+  private void recoveredUnlessTroubled(Set<ReportRef> retried, WriteOutcome outcome) {
+    if (retried.isEmpty() || outcome.stopped()) {
       return;
     }
-    toReread.clear();
-    ledger.reread(refs, observed);
-    ChangeSet changes = agg.resyncOnly(refs, observed);
-    metrics.reread(refs.size(), changes.size());
-    LOG.info(
-        "re-read {} objects after trouble writing them: {} changes", refs.size(), changes.size());
-    WriteOutcome outcome = writer.write(changes, this::mayWrite);
-    afterWrite(changes, outcome, false);
+    Set<ReportRef> again = new HashSet<>(outcome.conflicts());
+    for (WriteFailure f : outcome.failed()) {
+      again.add(f.ref());
+    }
+    for (ReportRef ref : retried) {
+      if (!again.contains(ref)) {
+        Trouble t = trouble.remove(ref);
+        if (t != null && t.attempts > 1) {
+          LOG.info("{} is written again after {} attempts", ref, t.attempts);
+        }
+      }
+    }
   }
 
   /** A task of the aggregator thread failed: the next resync repairs the state. */
@@ -262,37 +351,94 @@ final class WriteScheduler {
       }
       return;
     }
-    if (!outcome.conflicts().isEmpty() || !outcome.failed().isEmpty()) {
-      LOG.info(
-          "{} conflicts and {} failed writes: re-read those objects and re-diff them",
-          outcome.conflicts().size(),
-          outcome.failed().size());
-      Set<ReportRef> trouble = new HashSet<>(outcome.conflicts());
-      trouble.addAll(outcome.failed());
-      for (Change c : changes.changes()) {
-        if (!trouble.contains(c.ref())) {
-          owed.add(c);
-        }
-      }
-      toReread.addAll(outcome.conflicts());
-      toReread.addAll(outcome.failed());
-      if (toReread.size() > MAX_REREADS) {
-        LOG.info("{} objects to re-read: one full resync instead", toReread.size());
-        toReread.clear();
-        resyncNeeded = true;
-        scheduleResync();
-      } else {
-        scheduleReread();
-      }
-    } else if (toReread.isEmpty() && !resyncNeeded) {
-      resyncAttempts = 0;
-      owed.addAll(changes.changes());
-      ledger.written(new ChangeSet(List.copyOf(owed)));
-      owed.clear();
-      freshness.written(wasResync);
-    } else {
-      owed.addAll(changes.changes()); // complete only once the trouble is re-read
+    long now = nanoTicker.getAsLong();
+    for (WriteFailure f : outcome.parked()) {
+      park(f, changes);
     }
+    for (ReportRef ref : outcome.conflicts()) {
+      if (troubled(ref, now) == 1) {
+        LOG.debug("writing {} met a conflict: re-read it and re-diff it", ref);
+      }
+    }
+    for (WriteFailure f : outcome.failed()) {
+      if (troubled(f.ref(), now) == 1) {
+        LOG.warn(
+            "writing {} failed with {}: {}; it is retried alone, with backoff",
+            f.ref(),
+            f.code(),
+            f.reason());
+      }
+    }
+    settle(changes, wasResync);
+    scheduleReread();
+  }
+
+  /**
+   * The writes of a flush or resync are done: the input's lifecycle completes for every namespace
+   * with no object in trouble, given the changes written (or left as they are: parked, refused as
+   * not Tally's, held back). Nothing is settled while a resync is due: it settles everything.
+   */
+  private void settle(ChangeSet changes, boolean wasResync) {
+    metrics.writesInTrouble(trouble.size());
+    if (resyncNeeded) {
+      return;
+    }
+    if (wasResync || trouble.isEmpty()) {
+      resyncAttempts = 0;
+    }
+    Set<String> unsettled = new HashSet<>();
+    for (ReportRef ref : trouble.keySet()) {
+      unsettled.add(ref.namespace());
+    }
+    List<Change> done = new ArrayList<>(changes.size());
+    for (Change c : changes.changes()) {
+      if (!trouble.containsKey(c.ref()) && !parked.containsKey(c.ref())) {
+        done.add(c);
+      }
+    }
+    ledger.written(new ChangeSet(List.copyOf(done)), unsettled);
+    freshness.written(wasResync);
+  }
+
+  /**
+   * {@code f} refused the content of its object for good: parked, with one Warning Event (within
+   * its namespace's share) and a count, until its content changes.
+   */
+  private void park(WriteFailure f, ChangeSet changes) {
+    trouble.remove(f.ref());
+    for (Change c : changes.changes()) {
+      if (c.ref().equals(f.ref()) && !(c instanceof Change.Delete)) {
+        parked.put(f.ref(), contentHash(c));
+        metrics.writeRefused(f.ref(), f.code());
+        events.writeRefused(f, report(c));
+        return;
+      }
+    }
+  }
+
+  /** {@code ref} is in trouble once more; how many times in a row. */
+  private int troubled(ReportRef ref, long now) {
+    Trouble t = trouble.computeIfAbsent(ref, r -> new Trouble());
+    t.attempts++;
+    t.due = now + outcomeDelay(t.attempts).toNanos();
+    return t.attempts;
+  }
+
+  /** Schedules the re-read of the objects in trouble at the earliest end of their backoffs. */
+  private void scheduleReread() {
+    if (trouble.isEmpty()) {
+      return;
+    }
+    long earliest = Long.MAX_VALUE;
+    for (Trouble t : trouble.values()) {
+      earliest = earliest == Long.MAX_VALUE || t.due - earliest < 0 ? t.due : earliest;
+    }
+    if (rereadAt != null && rereadAt - earliest <= 0) {
+      return; // one is scheduled already, no later than this
+    }
+    rereadAt = earliest;
+    long now = nanoTicker.getAsLong();
+    thread.schedule(this::reread, Duration.ofNanos(Math.max(0, earliest - now)));
   }
 
   /**
@@ -323,24 +469,16 @@ final class WriteScheduler {
         delay);
   }
 
-  private void scheduleReread() {
-    if (rereadScheduled) {
-      return;
-    }
-    rereadScheduled = true;
-    resyncAttempts++;
-    thread.schedule(
-        () -> {
-          rereadScheduled = false;
-          if (!resyncNeeded && !toReread.isEmpty()) {
-            reread();
-          }
-        },
-        outcomeDelay(resyncAttempts));
-  }
-
   private Duration outcomeDelay(int attempt) {
     // a first conflict is re-read at once; repeated trouble backs off
     return attempt <= 1 ? Duration.ZERO : retryPolicy.delay(attempt - 1, Duration.ZERO, random);
+  }
+
+  private static AggregateReport report(Change c) {
+    return c instanceof Change.Create create ? create.report() : ((Change.Update) c).report();
+  }
+
+  private static String contentHash(Change c) {
+    return report(c).contentHash();
   }
 }

@@ -21,6 +21,8 @@ public final class CountingMetrics implements TallyMetrics {
   volatile int waiting;
   volatile int rereads;
   volatile int eventsSuppressed;
+  volatile int writesRefused;
+  volatile int writesInTrouble;
   final Map<String, Integer> capsReached = new ConcurrentHashMap<>();
   volatile Supplier<Freshness> freshness = () -> Freshness.NOT_LEADING;
 
@@ -86,6 +88,16 @@ public final class CountingMetrics implements TallyMetrics {
   @Override
   public synchronized void reread(int objects, int changes) {
     rereads++;
+  }
+
+  @Override
+  public synchronized void writeRefused(ReportRef ref, int code) {
+    writesRefused++;
+  }
+
+  @Override
+  public void writesInTrouble(int count) {
+    writesInTrouble = count;
   }
 
   @Override

@@ -193,13 +193,35 @@ class KyvernoLedgerTest {
 
     // the write after them succeeded: they are deleted (already gone from this mock: 404), and
     // the next periodic re-list merges what waited in the cluster
-    ledger.written(ChangeSet.EMPTY);
+    ledger.written(ChangeSet.EMPTY, java.util.Set.of());
     assertThat(metrics.waiting).isZero();
     ledger.retryRefused();
     ledger.upsert(about("default", "d-2", "u-d2"));
     ledger.upsert(about("quiet", "q-1", "u-q1"));
     assertThat(metrics.waiting).isEqualTo(2);
     assertThat(aggregator.aggregates()).hasSize(6);
+  }
+
+  /**
+   * A write that waits to be tried again in one namespace keeps that namespace's merged reports
+   * (the only record of what is not written yet) and no other's: before, a write in trouble
+   * anywhere kept every namespace's, and once the cap of merged reports awaiting delete filled,
+   * merging stopped in all of them.
+   */
+  @Test
+  void mergedReportsWaitOnlyInTheNamespaceWhoseWriteIsInTrouble() {
+    begin();
+    ledger.upsert(about("troubled", "t-0", "u-t0"));
+    ledger.upsert(about("quiet", "q-0", "u-q0"));
+    ledger.upsert(about("other", "o-0", "u-o0"));
+    assertThat(metrics.waiting).isEqualTo(3);
+
+    ledger.written(ChangeSet.EMPTY, java.util.Set.of("troubled"));
+    assertThat(metrics.waiting).as("only the troubled namespace's report waits").isEqualTo(1);
+    assertThat(metrics.deleted).isEqualTo(2);
+
+    ledger.written(ChangeSet.EMPTY, java.util.Set.of());
+    assertThat(metrics.waiting).as("its write done, it is deleted too").isZero();
   }
 
   private static GenericKubernetesResource about(String namespace, String name, String uid) {

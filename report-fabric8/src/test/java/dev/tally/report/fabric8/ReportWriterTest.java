@@ -200,7 +200,7 @@ class ReportWriterTest {
 
     WriteOutcome outcome = write(new Change.Create(report("r1", "h1", ResultStatus.FAIL)));
 
-    assertThat(outcome.failed()).extracting(ReportRef::name).containsExactly("r1");
+    assertThat(outcome.failed()).extracting(f -> f.ref().name()).containsExactly("r1");
     assertThat(read("r1")).isNull();
   }
 

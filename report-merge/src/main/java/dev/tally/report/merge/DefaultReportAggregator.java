@@ -14,6 +14,7 @@ import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.merge.names.OwnerReferences;
 import dev.tally.report.merge.names.Ownership;
 import dev.tally.report.merge.partition.PartitionBudget;
 import java.util.ArrayList;
@@ -112,6 +113,9 @@ final class DefaultReportAggregator implements ReportAggregator {
   public void apply(PartialReport p) {
     MergeRule.mergeable(p);
     holdings.checkPartial(p);
+    if (config.grouping().scopedToSubject()) {
+      OwnerReferences.checkOwner(p.subject()); // its report would be refused at every write
+    }
     String uid = p.subject().uid();
     if (tombstones.hides(p.subject().namespace(), uid, p.observedAt())) {
       LOG.debug("ignoring {} of {}: observed before its deletion", p.producer(), uid);

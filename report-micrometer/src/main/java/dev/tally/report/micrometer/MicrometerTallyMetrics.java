@@ -60,6 +60,12 @@ import java.util.function.ToDoubleFunction;
  *       <td>re-reads of the objects whose writes met trouble, one GET each (no LIST)</td></tr>
  *   <tr><td>{@value #REREAD_OBJECTS}</td><td>counter</td><td></td>
  *       <td>objects those re-reads read</td></tr>
+ *   <tr><td>{@value #WRITES_REFUSED}</td><td>counter</td><td></td>
+ *       <td>aggregates whose content the API server refused for good (400, 413, 422), once per
+ *       content: parked until their content changes</td></tr>
+ *   <tr><td>{@value #WRITES_IN_TROUBLE}</td><td>gauge</td><td></td>
+ *       <td>aggregates waiting to be written again after a failure that may heal or a conflict,
+ *       each after its own backoff</td></tr>
  *   <tr><td>{@value #CAPS_REACHED}</td><td>counter</td>
  *       <td>{@code cap}: a name of {@link #CAPS} in snake case ({@code max_tombstones}), or
  *       {@code other}</td>
@@ -102,6 +108,8 @@ public final class MicrometerTallyMetrics implements TallyMetrics, TallyMeterNam
   private final Map<WriteVerb, Counter> published = new EnumMap<>(WriteVerb.class);
   private final Map<WriteVerb, Counter> writes = new EnumMap<>(WriteVerb.class);
   private final Counter conflicts;
+  private final Counter writesRefused;
+  private final AtomicInteger writesInTrouble = new AtomicInteger();
   private final Map<RetryCode, Counter> retries = new EnumMap<>(RetryCode.class);
   private final Counter suppressed;
   private final Timer flush;
@@ -157,6 +165,17 @@ public final class MicrometerTallyMetrics implements TallyMetrics, TallyMeterNam
             .description(
                 "Writes that met a conflict (409) or a vanished object, followed by a re-read.")
             .register(registry);
+    writesRefused =
+        Counter.builder(WRITES_REFUSED)
+            .description(
+                "Aggregates whose content the API server refused for good (400, 413, 422), once"
+                    + " per content; not written again until their content changes.")
+            .register(registry);
+    Gauge.builder(WRITES_IN_TROUBLE, writesInTrouble, AtomicInteger::get)
+        .description(
+            "Aggregates waiting to be written again after a failure that may heal or a conflict,"
+                + " each after its own backoff.")
+        .register(registry);
     for (RetryCode code : RetryCode.values()) {
       retries.put(
           code,
@@ -352,6 +371,16 @@ public final class MicrometerTallyMetrics implements TallyMetrics, TallyMeterNam
   @Override
   public void conflict(ReportRef ref) {
     conflicts.increment();
+  }
+
+  @Override
+  public void writeRefused(ReportRef ref, int code) {
+    writesRefused.increment();
+  }
+
+  @Override
+  public void writesInTrouble(int count) {
+    writesInTrouble.set(count);
   }
 
   @Override

@@ -56,6 +56,12 @@ public interface TallyMeterNames {
   /** Objects the re-reads read. */
   String REREAD_OBJECTS = "tally.reread.objects";
 
+  /** Aggregates whose content the API server refused for good (400, 413, 422): parked. */
+  String WRITES_REFUSED = "tally.writes.refused";
+
+  /** Aggregates waiting to be written again, each after its own backoff. */
+  String WRITES_IN_TROUBLE = "tally.writes.in.trouble";
+
   /** Caps reached, tagged {@code cap}. */
   String CAPS_REACHED = "tally.caps.reached";
 

@@ -165,6 +165,8 @@ class MicrometerTallyMetricsTest {
     metrics.reread(2, 0);
     metrics.rejectionEventSuppressed("team-0");
     metrics.rejectionEventSuppressed("team-1");
+    metrics.writeRefused(new ReportRef(ReportKind.POLICY_REPORT, "team-0", "r"), 422);
+    metrics.writesInTrouble(3);
 
     assertThat(count("tally.caps.reached", "cap", "max_registers_per_namespace")).isEqualTo(2);
     assertThat(count("tally.caps.reached", "cap", "max_tombstones")).isEqualTo(1);
@@ -172,6 +174,8 @@ class MicrometerTallyMetricsTest {
     assertThat(registry.get("tally.rereads").counter().count()).isEqualTo(2);
     assertThat(registry.get("tally.reread.objects").counter().count()).isEqualTo(5);
     assertThat(registry.get("tally.rejections.events.suppressed").counter().count()).isEqualTo(2);
+    assertThat(registry.get("tally.writes.refused").counter().count()).isEqualTo(1);
+    assertThat(registry.get("tally.writes.in.trouble").gauge().value()).isEqualTo(3);
     assertThat(registry.getMeters()).as("no series per namespace or cap name").hasSize(series);
   }
 
@@ -236,6 +240,8 @@ class MicrometerTallyMetricsTest {
             "tally.kyverno.reports.waiting",
             "tally.rereads",
             "tally.reread.objects",
+            "tally.writes.refused",
+            "tally.writes.in.trouble",
             "tally.caps.reached",
             "tally.rejections.events.suppressed",
             "tally.kyverno.lookups.failed",

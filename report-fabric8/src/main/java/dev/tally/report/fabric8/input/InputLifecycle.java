@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -80,8 +81,12 @@ public interface InputLifecycle {
    */
   default void reread(Collection<ReportRef> refs, List<AggregateReport> observed) {}
 
-  /** {@code changes} were all written. */
-  default void written(ChangeSet changes) {}
+  /**
+   * {@code changes} were written, and the cluster holds what was applied in every namespace but
+   * {@code unsettled} (where an object's write waits to be tried again): objects merged in those
+   * may be retired; those in {@code unsettled} wait for a later call.
+   */
+  default void written(ChangeSet changes, Set<String> unsettled) {}
 
   /**
    * What a list of the owned aggregates told: partial reports to seed the aggregator with, and

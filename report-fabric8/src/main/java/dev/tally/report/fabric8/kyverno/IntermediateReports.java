@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -360,15 +361,18 @@ final class IntermediateReports {
   record Observation(List<AggregateReport> seeds, List<Subject> gone) {}
 
   /**
-   * {@code changes} were all written (or refused as foreign): the reports merged before them are
-   * reflected in the cluster and are deleted now.
+   * {@code changes} were written (or refused as foreign, or parked): the reports merged before them
+   * are reflected in the cluster, but in {@code unsettled} namespaces, and are deleted now.
    */
-  void written(ChangeSet changes) {
+  void written(ChangeSet changes, Set<String> unsettled) {
     goneChecks.written(changes);
     if (merged.isEmpty()) {
       return;
     }
     for (var e : List.copyOf(merged.entrySet())) {
+      if (unsettled.contains(e.getValue().namespace())) {
+        continue; // a write there waits to be tried again: its report must stay until it is done
+      }
       if (delete(e.getKey(), e.getValue())) {
         metrics.inputObjectDeleted();
         unmerge(e.getKey());

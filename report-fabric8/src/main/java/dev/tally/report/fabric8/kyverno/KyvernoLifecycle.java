@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,7 +103,7 @@ final class KyvernoLifecycle implements InputLifecycle {
   }
 
   @Override
-  public void written(ChangeSet changes) {
-    reports.written(changes);
+  public void written(ChangeSet changes, Set<String> unsettled) {
+    reports.written(changes, unsettled);
   }
 }
