@@ -83,8 +83,8 @@ class RealTenantTest {
     installCrds(admin);
     RealKyvernoTest.installKyvernoCrds(admin);
     RealKyvernoTest.installKyvernoRole(admin);
-    // an earlier test's namespaces may still be terminating: an aggregator that sees their
-    // intermediate reports fails to write there, and deletes nothing merged until it can
+    // an earlier test's namespaces may still be terminating: wait for their intermediate reports
+    // to go, so that what each test's aggregator reads and writes is its own
     Await.until(
         "the intermediate reports of earlier tests are gone",
         () ->
@@ -400,6 +400,70 @@ class RealTenantTest {
           () -> results(admin, victimNs) == 0,
           Duration.ofSeconds(120));
       assertThat(results(admin, tenantNs)).as("the tenant's own claim stays its own").isEqualTo(1);
+    }
+  }
+
+  /**
+   * A tenant's report about a subject that may not own objects (a core Event) would make a report
+   * the API server refuses at every write (before: retried for as long as the process lived, 21
+   * times in its first minute, while merged reports were deleted in no namespace). It is refused
+   * when applied, with a Rejected Event naming the field; no write for it is ever tried; and the
+   * victim's namespace is written and its intermediate reports deleted as usual.
+   */
+  @Test
+  void aTenantsReportAboutASubjectThatCannotOwnItsReportIsRefusedAndNothingWaitsForIt(
+      RealKubernetes.Cluster cluster) throws Exception {
+    KubernetesClient admin = cluster.admin();
+    KubernetesClient account = kyvernoSetup(cluster);
+    String victimNs = cluster.namespace();
+    String tenantNs = cluster.otherNamespace("a");
+    KubernetesClient tenant = tenant(cluster, tenantNs);
+    try (AggregatorController controller = kyvernoMode(account).start()) {
+      Await.until("the aggregator has rebuilt", controller::isRebuilt);
+      long mark = auditMark(cluster);
+      long t = now();
+      tenant
+          .resource(
+              RealKyvernoTest.admissionReport(
+                  tenantNs,
+                  "as-an-event",
+                  "Event",
+                  "",
+                  "v1",
+                  "web-0.17a",
+                  "5b1c8f3e-1d2a-4c1e-9a57-3b2f8e1d0c44",
+                  t,
+                  Map.of("require-labels", List.of(result("require-labels", "check", "fail", t)))))
+          .create();
+      Await.until(
+          "a Rejected event names the subject's kind",
+          () ->
+              admin.v1().events().inNamespace(tenantNs).list().getItems().stream()
+                  .anyMatch(
+                      e ->
+                          "Rejected".equals(e.getReason())
+                              && e.getMessage().contains("subject.kind")
+                              && e.getMessage().contains("may not own objects")));
+
+      // the victim's evaluation is written and its intermediate report deleted meanwhile
+      victimWithItsReport(admin, victimNs, t);
+
+      String aggregator = "system:serviceaccount:" + victimNs + ":aggregator";
+      // a marker request after everything above: the log holds every request made before it
+      String marker = "marker-" + t;
+      admin.configMaps().inNamespace(victimNs).withName(marker).get();
+      Await.until(
+          "the audit log holds the marker",
+          () -> auditEvents(cluster, mark).stream().anyMatch(e -> marker.equals(e.name())));
+      assertThat(auditEvents(cluster, mark))
+          .as("no write of the tenant's namespace was tried for it")
+          .noneMatch(
+              e ->
+                  e.user().equals(aggregator)
+                      && e.namespace().equals(tenantNs)
+                      && e.resource().equals("policyreports")
+                      && !e.verb().equals("list")
+                      && !e.verb().equals("watch"));
     }
   }
 }
