@@ -5,17 +5,56 @@ import org.jspecify.annotations.Nullable;
 /**
  * Bad input: names the field path and the reason, for example {@code results[3].timestamp.nanos:
  * must be in [0, 999999999]}. Whatever raised it changed nothing.
+ *
+ * <p>Its text reaches logs and Kubernetes Events, and often quotes what a tenant wrote: the field
+ * path is cut to {@link #MAX_FIELD} characters and the reason to {@link #MAX_REASON}, and control
+ * characters (line breaks included) are escaped (a backslash, {@code u} and four hex digits), so
+ * that one refusal is one bounded line whatever the input held.
  */
 public class InvalidReportException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
+
+  /** The longest field path kept. */
+  public static final int MAX_FIELD = 256;
+
+  /** The longest reason kept. */
+  public static final int MAX_REASON = 512;
 
   private final String field;
   private final String reason;
 
   public InvalidReportException(String field, String reason) {
+    this(printable(field, MAX_FIELD), printable(reason, MAX_REASON), true);
+  }
+
+  /** Already printable: {@code field} and {@code reason} are kept as they are. */
+  private InvalidReportException(String field, String reason, boolean printable) {
     super(field + ": " + reason);
     this.field = field;
     this.reason = reason;
+  }
+
+  /**
+   * {@code s} with control characters escaped (a backslash, {@code u} and four hex digits) and cut
+   * to {@code max} characters, an ellipsis and the length it had.
+   */
+  static String printable(String s, int max) {
+    StringBuilder b = null;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
+        if (b == null) {
+          b = new StringBuilder(s.length() + 16).append(s, 0, i);
+        }
+        b.append(String.format("\\u%04x", (int) c));
+      } else if (b != null) {
+        b.append(c);
+      }
+    }
+    String out = b == null ? s : b.toString();
+    return out.length() <= max
+        ? out
+        : out.substring(0, max) + "… (" + out.length() + " characters)";
   }
 
   /** The path of the offending field, such as {@code results[3].policy}. */
@@ -58,6 +97,6 @@ public class InvalidReportException extends IllegalArgumentException {
 
   /** The same error, one level deeper: {@code prefix + "." + field}. */
   public InvalidReportException under(String prefix) {
-    return new InvalidReportException(prefix + "." + field, reason);
+    return new InvalidReportException(printable(prefix + "." + field, MAX_FIELD), reason, true);
   }
 }

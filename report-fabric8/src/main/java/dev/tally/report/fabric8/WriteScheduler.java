@@ -86,10 +86,14 @@ final class WriteScheduler {
    */
   private @Nullable Long lastResyncStart;
 
-  /** One object whose write met trouble: how often in a row, and when it is re-read next. */
+  /**
+   * One object whose write met trouble: how often in a row, when it is re-read next, and whether
+   * its trouble was logged at WARN (once per object).
+   */
   private static final class Trouble {
     int attempts;
     long due;
+    boolean warned;
   }
 
   /** Objects whose write met trouble, each re-read and re-diffed when its own backoff ends. */
@@ -100,6 +104,21 @@ final class WriteScheduler {
 
   /** When the re-read task scheduled last runs ({@link #nanoTicker}), or null if none is. */
   private @Nullable Long rereadAt;
+
+  /**
+   * The generation of the re-read task that counts: an earlier task (replaced by one that runs
+   * sooner, or of an ended term) finds its generation past and does nothing, so tasks never pile
+   * up.
+   */
+  private long rereadGeneration;
+
+  /**
+   * Changes written by re-reads since the last flush or resync: handed to the input's lifecycle
+   * with the next of those, which takes what the aggregator applied meanwhile ({@link
+   * ReportAggregator#flush}). A re-read alone does not, so an input object applied but not flushed
+   * yet is never retired on its strength.
+   */
+  private final List<Change> owed = new ArrayList<>();
 
   WriteScheduler(
       AggregatorThread thread,
@@ -146,7 +165,9 @@ final class WriteScheduler {
     lastResyncStart = null;
     trouble.clear();
     parked.clear();
+    owed.clear();
     rereadAt = null;
+    rereadGeneration++;
     metrics.writesInTrouble(0);
   }
 
@@ -180,36 +201,33 @@ final class WriteScheduler {
     freshness.cut();
     ChangeSet changes = agg.flush();
     if (changes.isEmpty()) {
-      settle(changes, false); // what was applied is what was published already
+      settle(changes, Round.FLUSH); // what was applied is what was published already
       return;
     }
     WriteOutcome outcome = write(changes, Set.of());
     metrics.flushed(changes.size(), Duration.ofNanos(nanoTicker.getAsLong() - start));
     LOG.debug("flushed {} changes: {}", changes.size(), outcome);
-    afterWrite(changes, outcome, false);
-  }
-
-  /** Re-reads the owned aggregates and writes the difference. */
-  void resync() {
-    resync(Set.of());
+    afterWrite(changes, outcome, Round.FLUSH);
   }
 
   /**
-   * Re-reads the owned aggregates and writes the difference, {@code due} included: objects in
-   * trouble whose re-read is due, which the LIST reads as well as a GET each would.
+   * Re-reads the owned aggregates and writes the difference, the objects in trouble whose backoff
+   * ended included (the LIST reads them as well as a GET each would); the others stay held back.
    */
-  private void resync(Set<ReportRef> due) {
+  void resync() {
     ReportAggregator agg = ledger.aggregator();
     if (agg == null || !leading.getAsBoolean()) {
       return;
     }
     long started = nanoTicker.getAsLong();
+    Set<ReportRef> due = due(started);
     WriteOutcome outcome;
     ChangeSet changes;
     try {
       List<AggregateReport> observed =
           writer.listOwned(agg.config().format(), agg.config().grouping().layout());
       ledger.observed(observed);
+      owed.clear(); // the LIST saw what the re-reads wrote
       freshness.cut();
       changes = agg.resync(observed);
       LOG.info("resync against {} owned aggregates: {} changes", observed.size(), changes.size());
@@ -232,7 +250,13 @@ final class WriteScheduler {
     // the first resync that listed and diffed completes a rebuild
     rebuilt = mayWrite();
     recoveredUnlessTroubled(due, outcome);
-    afterWrite(changes, outcome, true);
+    // a parked object neither desired nor there any more has no change left: forget it
+    Set<ReportRef> changed = new HashSet<>();
+    for (Change c : changes.changes()) {
+      changed.add(c.ref());
+    }
+    parked.keySet().retainAll(changed);
+    afterWrite(changes, outcome, Round.RESYNC);
   }
 
   /**
@@ -265,22 +289,21 @@ final class WriteScheduler {
    * ({@link ReportAggregator#resyncOnly}); nothing else is read. An object whose GET fails stays in
    * trouble, with a longer backoff, and holds back no other.
    */
-  private void reread() {
+  private void reread(long generation) {
+    if (generation != rereadGeneration) {
+      return; // replaced by a task that runs sooner, or of an ended term
+    }
     rereadAt = null;
     ReportAggregator agg = ledger.aggregator();
     if (agg == null || !leading.getAsBoolean() || resyncNeeded) {
       return; // a resync that is due reads them all
     }
     long now = nanoTicker.getAsLong();
-    Set<ReportRef> due = new LinkedHashSet<>();
-    for (var e : trouble.entrySet()) {
-      if (now - e.getValue().due >= 0) {
-        due.add(e.getKey());
-      }
-    }
+    Set<ReportRef> due = due(now);
     if (due.size() > MAX_REREADS) {
       LOG.info("{} objects to re-read: one full resync instead", due.size());
-      resync(due);
+      resyncNeeded = true;
+      scheduleResync(); // paced like every resync asked for by trouble
       return;
     }
     Set<ReportRef> read = new LinkedHashSet<>();
@@ -290,8 +313,8 @@ final class WriteScheduler {
         observed.addAll(writer.readOwned(List.of(ref)));
         read.add(ref);
       } catch (KubernetesClientException e) {
-        LOG.debug("re-reading {} failed: {}", ref, RequestFailedException.rootCause(e));
         troubled(ref, now); // it waits longer
+        warnOnce(ref, "re-reading it failed: " + RequestFailedException.rootCause(e));
       }
     }
     if (!read.isEmpty()) {
@@ -301,9 +324,30 @@ final class WriteScheduler {
       LOG.debug("re-read {} objects after trouble writing them: {} changes", read.size(), changes);
       WriteOutcome outcome = write(changes, read);
       recoveredUnlessTroubled(read, outcome);
-      afterWrite(changes, outcome, false);
+      afterWrite(changes, outcome, Round.REREAD);
     }
     scheduleReread();
+  }
+
+  /** The objects in trouble whose backoff has ended at {@code now}. */
+  private Set<ReportRef> due(long now) {
+    Set<ReportRef> due = new LinkedHashSet<>();
+    for (var e : trouble.entrySet()) {
+      if (now - e.getValue().due >= 0) {
+        due.add(e.getKey());
+      }
+    }
+    return due;
+  }
+
+  /** What a round of writes was, for what follows it. */
+  private enum Round {
+    /** A flush: took what the aggregator applied since the last one. */
+    FLUSH,
+    /** A full resync: took everything the aggregator desires. */
+    RESYNC,
+    /** A re-read of objects in trouble: took nothing else. */
+    REREAD
   }
 
   /**
@@ -340,7 +384,7 @@ final class WriteScheduler {
     return leading.getAsBoolean() && !closed.getAsBoolean() && leaseHeld.getAsBoolean();
   }
 
-  private void afterWrite(ChangeSet changes, WriteOutcome outcome, boolean wasResync) {
+  private void afterWrite(ChangeSet changes, WriteOutcome outcome, Round round) {
     if (outcome.stopped()) {
       if (leading.getAsBoolean() && !closed.getAsBoolean()) {
         // stopped by an overdue renewal alone: what was not written is written by a resync once
@@ -353,7 +397,7 @@ final class WriteScheduler {
     }
     long now = nanoTicker.getAsLong();
     for (WriteFailure f : outcome.parked()) {
-      park(f, changes);
+      park(f, changes, now);
     }
     for (ReportRef ref : outcome.conflicts()) {
       if (troubled(ref, now) == 1) {
@@ -361,59 +405,76 @@ final class WriteScheduler {
       }
     }
     for (WriteFailure f : outcome.failed()) {
-      if (troubled(f.ref(), now) == 1) {
-        LOG.warn(
-            "writing {} failed with {}: {}; it is retried alone, with backoff",
-            f.ref(),
-            f.code(),
-            f.reason());
-      }
+      troubled(f.ref(), now);
+      warnOnce(f.ref(), "writing it failed with " + f.code() + ": " + f.reason());
     }
-    settle(changes, wasResync);
+    settle(changes, round);
     scheduleReread();
   }
 
+  /** The first trouble of {@code ref} is logged at WARN, the rest at DEBUG. */
+  private void warnOnce(ReportRef ref, String what) {
+    Trouble t = trouble.get(ref);
+    if (t != null && !t.warned) {
+      t.warned = true;
+      LOG.warn("{}: {}; it is retried alone, with backoff", ref, what);
+    } else {
+      LOG.debug("{}: {} (attempt {})", ref, what, t == null ? 0 : t.attempts);
+    }
+  }
+
   /**
-   * The writes of a flush or resync are done: the input's lifecycle completes for every namespace
-   * with no object in trouble, given the changes written (or left as they are: parked, refused as
-   * not Tally's, held back). Nothing is settled while a resync is due: it settles everything.
+   * A round of writes is done. After a flush or a resync, the input's lifecycle completes for every
+   * namespace with no object in trouble, given the changes written (or left as they are: parked,
+   * refused as not Tally's, held back) by it and by the re-reads before it; a re-read's are owed to
+   * the next flush, which takes what was applied meanwhile. Nothing is settled while a resync is
+   * due: it settles everything. Freshness counts the objects in trouble out (one object the server
+   * keeps refusing does not make every input stale); {@code tally.writes.in.trouble} counts them.
    */
-  private void settle(ChangeSet changes, boolean wasResync) {
+  private void settle(ChangeSet changes, Round round) {
     metrics.writesInTrouble(trouble.size());
     if (resyncNeeded) {
       return;
     }
-    if (wasResync || trouble.isEmpty()) {
+    if (round == Round.RESYNC || trouble.isEmpty()) {
       resyncAttempts = 0;
+    }
+    for (Change c : changes.changes()) {
+      if (!trouble.containsKey(c.ref()) && !parked.containsKey(c.ref())) {
+        owed.add(c);
+      }
+    }
+    if (round == Round.REREAD) {
+      scheduleFlush(); // settles what the re-read wrote, with what was applied meanwhile
+      return;
     }
     Set<String> unsettled = new HashSet<>();
     for (ReportRef ref : trouble.keySet()) {
       unsettled.add(ref.namespace());
     }
-    List<Change> done = new ArrayList<>(changes.size());
-    for (Change c : changes.changes()) {
-      if (!trouble.containsKey(c.ref()) && !parked.containsKey(c.ref())) {
-        done.add(c);
-      }
-    }
-    ledger.written(new ChangeSet(List.copyOf(done)), unsettled);
-    freshness.written(wasResync);
+    ledger.written(new ChangeSet(List.copyOf(owed)), unsettled);
+    owed.clear();
+    freshness.written(round == Round.RESYNC);
   }
 
   /**
    * {@code f} refused the content of its object for good: parked, with one Warning Event (within
    * its namespace's share) and a count, until its content changes.
    */
-  private void park(WriteFailure f, ChangeSet changes) {
-    trouble.remove(f.ref());
+  private void park(WriteFailure f, ChangeSet changes, long now) {
     for (Change c : changes.changes()) {
       if (c.ref().equals(f.ref()) && !(c instanceof Change.Delete)) {
+        trouble.remove(f.ref());
         parked.put(f.ref(), contentHash(c));
         metrics.writeRefused(f.ref(), f.code());
         events.writeRefused(f, report(c));
         return;
       }
     }
+    // a delete refused (an admission webhook, say): there is no content to park, and an object
+    // left behind must not be forgotten; it is retried alone, with backoff
+    troubled(f.ref(), now);
+    warnOnce(f.ref(), "deleting it was refused with " + f.code() + ": " + f.reason());
   }
 
   /** {@code ref} is in trouble once more; how many times in a row. */
@@ -437,8 +498,9 @@ final class WriteScheduler {
       return; // one is scheduled already, no later than this
     }
     rereadAt = earliest;
+    long generation = ++rereadGeneration;
     long now = nanoTicker.getAsLong();
-    thread.schedule(this::reread, Duration.ofNanos(Math.max(0, earliest - now)));
+    thread.schedule(() -> reread(generation), Duration.ofNanos(Math.max(0, earliest - now)));
   }
 
   /**

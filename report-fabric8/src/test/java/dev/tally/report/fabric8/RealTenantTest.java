@@ -466,4 +466,108 @@ class RealTenantTest {
                       && !e.verb().equals("watch"));
     }
   }
+
+  /**
+   * A namespace where the aggregator may not create reports (here a ResourceQuota allowing none:
+   * every create is refused with 403, as in a namespace being deleted) holds back only itself: its
+   * write backs off alone and its intermediate report is kept (the only record of what is not
+   * written yet), while the victim's namespace is written and its intermediate reports deleted.
+   * Once the quota goes, the write succeeds and the kept report is deleted in turn. Before, every
+   * flush re-read the refused object first and returned, and no namespace's merged reports were
+   * deleted until it healed.
+   */
+  @Test
+  void aNamespaceWhoseWritesAreForbiddenHoldsBackOnlyItself(RealKubernetes.Cluster cluster)
+      throws Exception {
+    KubernetesClient admin = cluster.admin();
+    KubernetesClient account = kyvernoSetup(cluster);
+    String victimNs = cluster.namespace();
+    String tenantNs = cluster.otherNamespace("a");
+    admin
+        .resource(
+            new io.fabric8.kubernetes.api.model.ResourceQuotaBuilder()
+                .withNewMetadata()
+                .withName("no-reports")
+                .withNamespace(tenantNs)
+                .endMetadata()
+                .withNewSpec()
+                .addToHard(
+                    "count/policyreports.wgpolicyk8s.io",
+                    new io.fabric8.kubernetes.api.model.Quantity("0"))
+                .endSpec()
+                .build())
+        .create();
+    // kube-testenv runs no quota controller: the status it would compute is set here, so that the
+    // admission plugin enforces the quota (0 used of 0 allowed)
+    admin
+        .resources(io.fabric8.kubernetes.api.model.ResourceQuota.class)
+        .inNamespace(tenantNs)
+        .withName("no-reports")
+        .editStatus(
+            q ->
+                new io.fabric8.kubernetes.api.model.ResourceQuotaBuilder(q)
+                    .withNewStatus()
+                    .addToHard(
+                        "count/policyreports.wgpolicyk8s.io",
+                        new io.fabric8.kubernetes.api.model.Quantity("0"))
+                    .addToUsed(
+                        "count/policyreports.wgpolicyk8s.io",
+                        new io.fabric8.kubernetes.api.model.Quantity("0"))
+                    .endStatus()
+                    .build());
+    try (AggregatorController controller = kyvernoMode(account).start()) {
+      Await.until("the aggregator has rebuilt", controller::isRebuilt);
+      long t = now();
+      long mark = auditMark(cluster);
+      Pod web = MockCluster.pod(admin, tenantNs, "web");
+      admin
+          .resource(
+              backgroundReport(
+                  tenantNs,
+                  web,
+                  t,
+                  Map.of("require-labels", List.of(result("require-labels", "check", "fail", t)))))
+          .create();
+      String aggregator = "system:serviceaccount:" + victimNs + ":aggregator";
+      Await.until(
+          "the create in the tenant's namespace was refused",
+          () ->
+              auditEvents(cluster, mark).stream()
+                  .anyMatch(
+                      e ->
+                          e.user().equals(aggregator)
+                              && e.verb().equals("create")
+                              && e.resource().equals("policyreports")
+                              && e.namespace().equals(tenantNs)
+                              && e.code() == 403),
+          Duration.ofSeconds(120));
+
+      // the victim's namespace flows: its report written, its intermediate report deleted
+      victimWithItsReport(admin, victimNs, t);
+      assertThat(
+              admin
+                  .genericKubernetesResources(KyvernoInput.EPHEMERAL)
+                  .inNamespace(tenantNs)
+                  .list()
+                  .getItems())
+          .as("the refused namespace's intermediate report is kept: its content is not written")
+          .hasSize(1);
+
+      // it heals: the report is written after its backoff, and the intermediate report deleted
+      admin
+          .resources(io.fabric8.kubernetes.api.model.ResourceQuota.class)
+          .inNamespace(tenantNs)
+          .withName("no-reports")
+          .delete();
+      String uid = web.getMetadata().getUid();
+      Await.until(
+          "the tenant's report is written once the quota is gone",
+          () ->
+              report(admin, tenantNs, uid)
+                  .map(r -> Map.of("require-labels/check", ResultStatus.FAIL).equals(statuses(r)))
+                  .orElse(false),
+          Duration.ofSeconds(120));
+      RealKyvernoTest.awaitNoIntermediateReports(admin, tenantNs);
+    }
+  }
 }

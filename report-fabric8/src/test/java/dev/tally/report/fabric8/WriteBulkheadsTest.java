@@ -34,7 +34,7 @@ class WriteBulkheadsTest {
 
   /** Backoffs long enough that none ends within a test: a retry seen is one the rule allowed. */
   private static final RetryPolicy SLOW_BACKOFF =
-      new RetryPolicy(2, Duration.ofMinutes(2), Duration.ofMinutes(4), Duration.ofSeconds(60));
+      new RetryPolicy(2, Duration.ofHours(2), Duration.ofHours(4), Duration.ofSeconds(60));
 
   KubernetesMockServer server;
   private final CountingMetrics metrics = new CountingMetrics();

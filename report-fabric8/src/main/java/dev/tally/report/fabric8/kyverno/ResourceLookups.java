@@ -50,13 +50,16 @@ final class ResourceLookups {
     /** The resource exists, with this uid. */
     record Found(String uid) implements Outcome {}
 
-    /** The server said the object does not exist (404 for the object itself). */
+    /**
+     * The object does not exist: a 404 for the object itself, or its kind is not served (discovery
+     * answered without it).
+     */
     record Absent() implements Outcome {}
 
     /** Not asked: {@code resource} is not among the adoption kinds. */
     record Skipped(String resource) implements Outcome {}
 
-    /** The request failed (refused, a kind not served, retries exhausted): nothing is known. */
+    /** The request failed (refused, retries exhausted): nothing is known. */
     record Failed(String resource, String cause) implements Outcome {}
   }
 
@@ -64,8 +67,14 @@ final class ResourceLookups {
   private final ApiCalls calls;
   private final KyvernoInput settings;
 
-  /** Kind to plural, by group/version, as discovery answered in this term. */
+  /**
+   * Kind to plural, by group/version, as discovery answered in this term; at most {@link
+   * #MAX_DISCOVERED} group/versions, since reports name them and a tenant can name many.
+   */
   private final Map<String, Map<String, String>> discovered = new HashMap<>();
+
+  /** Group/versions whose discovery is remembered; past it, all are forgotten and asked again. */
+  static final int MAX_DISCOVERED = 64;
 
   ResourceLookups(KubernetesClient client, ApiCalls calls, KyvernoInput settings) {
     this.client = client;
@@ -108,9 +117,10 @@ final class ResourceLookups {
             "discovery of " + apiVersion + ": " + RequestFailedException.rootCause(e));
       }
       if (resource == null) {
-        return new Outcome.Failed(
-            display(subject.kind(), group),
-            "the server does not serve the kind " + subject.kind() + " at " + apiVersion);
+        // discovery answered: no object of a kind the server does not serve can exist, so the
+        // report's grace runs out as for an object not found (before, a failure that kept the
+        // report, held whole, for ever)
+        return new Outcome.Absent();
       }
     }
     String shown = display(resource, group);
@@ -202,6 +212,9 @@ final class ResourceLookups {
                 }
                 return found;
               });
+      if (discovered.size() >= MAX_DISCOVERED) {
+        discovered.clear();
+      }
       discovered.put(apiVersion, kinds);
     }
     return Optional.ofNullable(kinds.get(kind));

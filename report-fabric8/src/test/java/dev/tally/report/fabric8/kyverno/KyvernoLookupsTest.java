@@ -188,6 +188,42 @@ class KyvernoLookupsTest {
     assertThat(metrics.expired).isEqualTo(1);
   }
 
+  /**
+   * A report about a kind the server does not serve (discovery answers without it) names no object
+   * that can exist: its grace runs out and it is deleted, as for an object not found. Before, that
+   * was a failed lookup, which never lets the grace run out: the report was held whole for ever.
+   */
+  @Test
+  void aKindTheServerDoesNotServeExpiresAfterTheGrace() throws Exception {
+    server.expect().get().withPath("/api/v1").andReturn(200, coreDiscovery()).always();
+    server
+        .expect()
+        .delete()
+        .withPath(REPORT_PATH)
+        .andReturn(200, new StatusBuilder().build())
+        .always();
+    IntermediateReports reports = reports(input());
+    GenericKubernetesResource report = admission("Widget", "", "w");
+    report.getMetadata().getLabels().remove(KyvernoCodec.GVR_LABEL);
+    reports.awaitAdoption(
+        "EphemeralReport/team/req-1-r", report, Subject.of("v1", "Widget", NS, "w", ""));
+    List<HasMetadata> adopted = new ArrayList<>();
+
+    reports.adopt(adopted::add);
+    assertThat(metrics.lookupsFailed)
+        .as("not a failure")
+        .doesNotContainKey(TallyMetrics.Lookup.ADOPTION);
+    time.advance(Duration.ofMinutes(3)); // past the grace
+    reports.adopt(adopted::add);
+
+    assertThat(adopted).isEmpty();
+    assertThat(requests())
+        .extracting(r -> r.getMethod() + " " + r.getPath())
+        .contains("DELETE " + REPORT_PATH);
+    assertThat(metrics.expired).isEqualTo(1);
+    assertThat(reports.waitingCount()).isZero();
+  }
+
   @Test
   void aFailedGoneCheckIsCountedAndAskedAgainAfterABackoffNotForgotten() throws Exception {
     server.expect().get().withPath("/api/v1").andReturn(200, coreDiscovery()).always();

@@ -19,11 +19,12 @@ public final class OwnerReferences {
    *     {@code subject} as an owner reference
    */
   public static void checkOwner(Subject subject) {
+    // parsed as the API server parses it: "v1" and "/v1" are both the core group's v1
     String apiVersion = subject.apiVersion();
     int slash = apiVersion.indexOf('/');
-    if (apiVersion.isEmpty()
-        || slash == apiVersion.length() - 1
-        || (slash >= 0 && apiVersion.indexOf('/', slash + 1) >= 0)) {
+    String group = slash < 0 ? "" : apiVersion.substring(0, slash);
+    String version = slash < 0 ? apiVersion : apiVersion.substring(slash + 1);
+    if (version.isEmpty() || version.indexOf('/') >= 0) {
       throw refused("apiVersion", "is not a version or group/version");
     }
     if (subject.kind().isEmpty()) {
@@ -35,7 +36,7 @@ public final class OwnerReferences {
     if (subject.uid().isEmpty()) {
       throw refused("uid", "is required");
     }
-    if (apiVersion.equals("v1") && subject.kind().equals("Event")) {
+    if (group.isEmpty() && version.equals("v1") && subject.kind().equals("Event")) {
       throw refused("kind", "v1 Event may not own objects");
     }
   }

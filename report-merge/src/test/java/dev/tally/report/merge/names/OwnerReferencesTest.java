@@ -66,6 +66,12 @@ class OwnerReferencesTest {
   }
 
   @Test
+  void theCoreGroupSpelledWithASlashIsTheCoreGroup() {
+    var e = refusedAs(Grouping.perSubject(), Subject.of("/v1", "Event", "team-a", "e", "u"));
+    assertThat(e.field()).isEqualTo("subject.kind");
+  }
+
+  @Test
   void anOwnerReferenceNeedsAVersionAKindAName() {
     assertThat(refusedAs(Grouping.perSubject(), Subject.of("", "Pod", "team-a", "p", "u")).field())
         .isEqualTo("subject.apiVersion");
