@@ -3,6 +3,7 @@ package dev.tally.aggregator;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -14,6 +15,8 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -42,11 +45,30 @@ import org.slf4j.LoggerFactory;
  * closed; a request head over 8 KiB is refused (431); and past {@code maxConnections} the oldest
  * connection is closed to admit the new one, so that a flood of idle connections delays a probe by
  * at most one accept. Every answer closes its connection ({@code Connection: close}).
+ *
+ * <p>No connection's failure stops the loop. Whatever one ready key throws (an {@code IOException},
+ * or a {@code RuntimeException} such as the {@code CancelledKeyException} of a connection evicted
+ * or closed earlier in the same batch of ready keys) closes that connection only; a connection that
+ * cannot be set up once accepted is closed and the others are accepted. A failure of the loop
+ * itself (of {@code select}, or of {@code accept} on the listening socket) is logged, with its
+ * stack trace at most once a minute and otherwise at DEBUG, and the loop goes on (after a pause of
+ * 100 ms when {@code select} failed, so that a failure that repeats does not spin a core). Only
+ * {@link #close()} ends the loop, or an {@code Error} (logged; the port is closed, so the liveness
+ * probe fails and the pod is restarted). Before, a client that opened and reset connections past
+ * {@code maxConnections} got a connection evicted while its key was still in the batch being
+ * handled: the {@code CancelledKeyException} of that key escaped the loop, which closed the port
+ * for good, and the kubelet restarted the pod over and over.
  */
 final class HealthServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HealthServer.class);
   private static final String TEXT = "text/plain; charset=utf-8";
   static final int MAX_HEAD = 8192;
+
+  /** How often a failure of the loop itself is logged with its stack trace at most. */
+  private static final long REPORT_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+  /** How long the loop pauses after a failure of its own before it selects again. */
+  private static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
   /** One answer: status, content type and body. */
   record Answer(int status, String type, String body) {}
@@ -62,6 +84,14 @@ final class HealthServer implements AutoCloseable {
 
   private final Thread loop;
   private volatile boolean closed;
+
+  /** Whether a failure of the loop was logged with its stack trace, and when. */
+  private boolean reported;
+
+  private long reportedAt;
+
+  /** Failures of the loop since {@link #reportedAt}, logged at DEBUG only. */
+  private int unreported;
 
   /**
    * The program's server.
@@ -142,11 +172,17 @@ final class HealthServer implements AutoCloseable {
   private void serve() {
     try {
       while (!closed) {
-        selector.select(this::ready, waitMillis());
-        expire();
+        try {
+          selector.select(this::ready, waitMillis());
+          expire();
+        } catch (IOException | RuntimeException e) {
+          loopFailed(e);
+          LockSupport.parkNanos(PAUSE_NANOS);
+        }
       }
-    } catch (IOException | RuntimeException e) {
+    } catch (Error e) {
       LOG.error("the health server stopped", e);
+      throw e;
     } finally {
       for (SocketChannel c : new ArrayList<>(connections.keySet())) {
         drop(c);
@@ -160,6 +196,26 @@ final class HealthServer implements AutoCloseable {
     }
   }
 
+  /**
+   * A failure of the loop itself, not of one connection: logged with its stack trace once a minute
+   * at most, with how many were not since; at DEBUG otherwise.
+   */
+  private void loopFailed(Exception e) {
+    long now = System.nanoTime();
+    if (!reported || now - reportedAt >= REPORT_INTERVAL_NANOS) {
+      LOG.warn(
+          "the health server's loop failed ({} more failures since the last report); it goes on",
+          unreported,
+          e);
+      reported = true;
+      reportedAt = now;
+      unreported = 0;
+    } else {
+      unreported++;
+      LOG.debug("the health server's loop failed again: {}", e.toString());
+    }
+  }
+
   /** Until the earliest deadline, at most a second. */
   private long waitMillis() {
     long now = System.nanoTime();
@@ -170,18 +226,33 @@ final class HealthServer implements AutoCloseable {
     return wait;
   }
 
-  private void ready(SelectionKey key) {
+  /**
+   * One ready key of a batch. Whatever goes wrong with it closes its connection and nothing else:
+   * its key may have been cancelled earlier in the same batch (its connection evicted by an accept,
+   * or closed), its client may have reset the connection, anything it throws stays here.
+   */
+  void ready(SelectionKey key) {
+    SelectableChannel channel = key.channel();
     try {
-      if (key.isAcceptable()) {
+      if (!key.isValid()) {
+        if (channel != server) {
+          drop(channel);
+        }
+      } else if (key.isAcceptable()) {
         accept();
       } else if (key.isReadable()) {
-        read((SocketChannel) key.channel());
+        read((SocketChannel) channel);
       } else if (key.isWritable()) {
-        write((SocketChannel) key.channel());
+        write((SocketChannel) channel);
       }
-    } catch (IOException e) {
-      if (key.channel() instanceof SocketChannel c) {
-        drop(c);
+    } catch (IOException | RuntimeException e) {
+      if (channel == server) {
+        // the listening socket's, not a connection's: it stays open, and the next accept may
+        // succeed (once a file descriptor is free, say)
+        loopFailed(e);
+      } else {
+        LOG.debug("a connection of the health server failed: {}", e.toString());
+        drop(channel);
       }
     }
   }
@@ -195,9 +266,14 @@ final class HealthServer implements AutoCloseable {
         LOG.debug("{} connections open: closing the oldest", connections.size());
         drop(evicted);
       }
-      c.configureBlocking(false);
-      c.register(selector, SelectionKey.OP_READ);
-      connections.put(c, new Connection(System.nanoTime() + timeoutNanos));
+      try {
+        c.configureBlocking(false);
+        c.register(selector, SelectionKey.OP_READ);
+        connections.put(c, new Connection(System.nanoTime() + timeoutNanos));
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("admitting a connection: {}", e.toString());
+        drop(c);
+      }
     }
   }
 
@@ -303,7 +379,8 @@ final class HealthServer implements AutoCloseable {
     }
   }
 
-  private void drop(SocketChannel c) {
+  /** Closes a connection (its key is cancelled with it) and forgets it. */
+  private void drop(SelectableChannel c) {
     connections.remove(c);
     try {
       c.close();

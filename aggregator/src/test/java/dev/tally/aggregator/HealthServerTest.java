@@ -7,11 +7,23 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -20,7 +32,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The probes' server, spoken to with raw sockets: clients that connect and send nothing, or part of
- * a request, never hold the probes down, and are disconnected after the request timeout.
+ * a request, never hold the probes down, and are disconnected after the request timeout; a
+ * connection that fails, however it fails, is closed alone and the server goes on.
  */
 class HealthServerTest {
   /** How long a test waits for an answer at most: a bound against hanging, not a measurement. */
@@ -94,6 +107,129 @@ class HealthServerTest {
     silentClients(server, 40);
 
     // past the cap the oldest connections are closed: the probe gets in
+    assertThat(get(server, "/healthz")).startsWith("HTTP/1.1 200 OK");
+  }
+
+  /**
+   * A key cancelled before its turn (its connection evicted or closed earlier in the same batch):
+   * asking it whether it is readable throws {@code CancelledKeyException}, a RuntimeException that
+   * used to escape the handler and end the server's loop.
+   */
+  @Test
+  void aKeyCancelledBeforeItsTurnClosesItsChannelOnly() throws IOException {
+    HealthServer s = start(Duration.ofMinutes(5));
+    try (Selector selector = Selector.open();
+        SocketChannel channel = SocketChannel.open()) {
+      channel.configureBlocking(false);
+      SelectionKey key = channel.register(selector, SelectionKey.OP_CONNECT);
+      key.cancel();
+      // no connection is open: the handler, on this thread, changes nothing of the loop's
+      s.ready(key);
+      assertThat(channel.isOpen()).as("the key's channel is closed").isFalse();
+    }
+    assertThat(get(s, "/healthz")).startsWith("HTTP/1.1 200 OK");
+  }
+
+  /**
+   * Connections reset past the cap, made certain. Two connections are open when the loop is held in
+   * an answer; meanwhile new connections wait to be accepted, then the two are reset by their
+   * client. The next batch of ready keys holds the listening socket first, then the two (epoll
+   * hands them over in the order they became ready): accepting the new connections evicts the two,
+   * whose keys come next in the same batch, cancelled (the key of a reset connection is handed over
+   * even once cancelled). Asking such a key whether it is readable throws {@code
+   * CancelledKeyException}, which used to end the loop and close the port.
+   */
+  @Test
+  void connectionsEvictedWhileTheirKeysWaitInTheSameBatchAreClosedAlone() throws Exception {
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Supplier<HealthServer.Answer> ok = () -> new HealthServer.Answer(200, "text/plain", "ok\n");
+    Supplier<HealthServer.Answer> hold =
+        () -> {
+          held.countDown();
+          try {
+            release.await(READ_BOUND_MILLIS, TimeUnit.MILLISECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return ok.get();
+        };
+    server = new HealthServer(0, Map.of("/healthz", ok, "/hold", hold), Duration.ofMinutes(5), 3);
+    List<Socket> older = List.of(connect(server), connect(server));
+    for (Socket s : older) {
+      s.setSoLinger(true, 0); // close() resets the connection
+    }
+    try (Socket holder = connect(server)) {
+      holder
+          .getOutputStream()
+          .write("GET /hold HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      assertThat(held.await(READ_BOUND_MILLIS, TimeUnit.MILLISECONDS)).isTrue();
+      // the loop is held: these wait in the backlog, then the older connections are reset
+      for (int i = 0; i < 3; i++) {
+        idle.add(connect(server));
+      }
+      for (Socket s : older) {
+        s.close();
+      }
+      release.countDown();
+      assertThat(new String(holder.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+          .startsWith("HTTP/1.1 200 OK");
+    }
+
+    assertThat(get(server, "/healthz")).startsWith("HTTP/1.1 200 OK");
+  }
+
+  /**
+   * Clients that open connections, send half a request head and reset them (SO_LINGER 0), each
+   * keeping a few open, many more than the server admits at once: the server goes on answering.
+   */
+  @Test
+  void aFloodOfHalfSentConnectionsResetByTheirClientsDoesNotStopTheServer() throws Exception {
+    Supplier<HealthServer.Answer> ok = () -> new HealthServer.Answer(200, "text/plain", "ok\n");
+    server = new HealthServer(0, Map.of("/healthz", ok), Duration.ofMinutes(5), 3);
+    InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.port());
+    byte[] half = "GET /heal".getBytes(StandardCharsets.ISO_8859_1);
+    int clients = 4;
+    int connectionsEach = 250;
+    int keptOpen = 3;
+    Callable<Boolean> flood =
+        () -> {
+          Deque<Socket> open = new ArrayDeque<>();
+          try {
+            for (int i = 0; i < connectionsEach; i++) {
+              Socket socket = new Socket();
+              socket.setSoLinger(true, 0); // close() resets the connection
+              open.add(socket);
+              try {
+                socket.connect(address, READ_BOUND_MILLIS);
+                socket.getOutputStream().write(half);
+              } catch (IOException e) {
+                // the server evicted it first: a flood's connection may fail, the server may not
+              }
+              if (open.size() > keptOpen) {
+                open.remove().close();
+              }
+            }
+          } finally {
+            for (Socket socket : open) {
+              socket.close();
+            }
+          }
+          return true;
+        };
+    ExecutorService pool = Executors.newFixedThreadPool(clients);
+    try {
+      List<Future<Boolean>> floods =
+          pool.invokeAll(
+              Collections.nCopies(clients, flood), READ_BOUND_MILLIS, TimeUnit.MILLISECONDS);
+      for (Future<Boolean> f : floods) {
+        assertThat(f.isCancelled()).as("a flooding client finished in time").isFalse();
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+
     assertThat(get(server, "/healthz")).startsWith("HTTP/1.1 200 OK");
   }
 
