@@ -333,13 +333,7 @@ final class DefaultReportAggregator implements ReportAggregator {
    */
   private void put(Register r, @Nullable Register replaced) {
     HeldRegisters held = heldFor(r);
-    boolean producerNew = true;
-    for (Register other : held) {
-      if (other.order.producer().equals(r.order.producer())) {
-        producerNew = false;
-        break;
-      }
-    }
+    boolean producerNew = !held.holds(r.order.producer());
     held.put(r);
     holdings.put(r, producerNew);
     refreshView(r);
@@ -367,13 +361,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     values.removed();
     HeldRegisters held = HeldRegisters.in(subjects.get(r.uid()), r.subject.namespace());
     held.remove(r.key);
-    boolean producerGone = true;
-    for (Register other : held) {
-      if (other.order.producer().equals(r.order.producer())) {
-        producerGone = false;
-        break;
-      }
-    }
+    boolean producerGone = !held.holds(r.order.producer());
     dropIfEmpty(r.uid(), held);
     holdings.remove(r, producerGone);
     if (r.effective().length > 0) {

@@ -2,15 +2,28 @@ package dev.tally.report.merge;
 
 import dev.tally.report.api.CoverageKey;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.Iterator;
-import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The registers held for one subject, identified by (namespace, uid), at most one per coverage key.
- * A subject has a handful (one per policy that evaluated it), so an array searched in order takes a
- * tenth of the memory of a {@code HashMap} and is as fast at this size.
+ * The registers held for one subject, identified by (namespace, uid), at most one per coverage key,
+ * in the order their keys were first held: a register replaced by a later one of its key keeps its
+ * place, and a removal keeps the order of the rest.
+ *
+ * <p>A subject has a handful (one per policy that evaluated it), so up to {@link #ARRAY_MAX} they
+ * are kept in an array searched in order, which takes a tenth of the memory of a {@code HashMap}
+ * and is as fast at this size. A producer may cover thousands of keys of one subject, though, and a
+ * search in order per key made applying such reports quadratic in the subject's registers (seconds
+ * per report at tens of thousands, {@code ManyKeysBenchmark} in benchmarks): past {@link
+ * #ARRAY_MAX} the registers are indexed by key ({@link Indexed}), and go back to an array once they
+ * fall to {@link #ARRAY_MIN}; the gap between the two keeps a subject that goes up and down around
+ * one size from converting on every change. Either way {@link #get}, {@link #put}, {@link #remove}
+ * and {@link #holds} take constant time at any size.
  *
  * <p>The aggregator finds these by uid; a uid claimed in several namespaces (only a hostile or
  * confused producer does that) has one instance per namespace, chained through {@link #next}, so
@@ -19,6 +32,12 @@ import org.jspecify.annotations.Nullable;
 final class HeldRegisters implements Iterable<Register> {
   /** Held for subjects without registers; never changed. */
   static final HeldRegisters NONE = new HeldRegisters("", "", 0);
+
+  /** The most registers kept in an array: one more, and they are indexed. */
+  static final int ARRAY_MAX = 16;
+
+  /** Indexed registers that fall to this many go back to an array. */
+  static final int ARRAY_MIN = ARRAY_MAX / 2;
 
   /** The subject's uid. */
   final String uid;
@@ -29,13 +48,19 @@ final class HeldRegisters implements Iterable<Register> {
   /** The registers of the same uid in another namespace, if any. */
   @Nullable HeldRegisters next;
 
-  private Register[] registers;
+  /**
+   * The registers: a {@code Register[]} whose first {@link #size} slots are used, in order, while
+   * there are at most {@link #ARRAY_MAX}; an {@link Indexed} above. One field for both, so that the
+   * small form, which nearly every subject has, takes no more memory than an array alone did.
+   */
+  private Object store;
+
   private int size;
 
   HeldRegisters(String uid, String namespace, int capacity) {
     this.uid = uid;
     this.namespace = namespace;
-    this.registers = new Register[capacity];
+    this.store = new Register[capacity];
   }
 
   /** The registers of {@code namespace} in the chain starting at {@code first}, or null. */
@@ -48,7 +73,36 @@ final class HeldRegisters implements Iterable<Register> {
     return null;
   }
 
-  private int indexOf(CoverageKey key) {
+  /**
+   * Registers past {@link #ARRAY_MAX}: by key in the order their keys were first held (a {@code
+   * LinkedHashMap} keeps a replaced key in its place and the others' order on a removal), and how
+   * many each producer holds, so that whether a producer holds any is not a search either. A map
+   * entry costs about ten times an array slot (some 45 bytes a register), which only subjects with
+   * that many registers pay.
+   */
+  private static final class Indexed {
+    final LinkedHashMap<CoverageKey, Register> byKey;
+    final Map<String, int[]> byProducer = new HashMap<>();
+
+    Indexed(int capacity) {
+      byKey = new LinkedHashMap<>(capacity * 2);
+    }
+
+    void count(Register r) {
+      byProducer.computeIfAbsent(r.order.producer(), p -> new int[1])[0]++;
+    }
+
+    void uncount(Register r) {
+      String producer = r.order.producer();
+      int[] n = byProducer.get(producer);
+      if (--n[0] == 0) {
+        byProducer.remove(producer);
+      }
+    }
+  }
+
+  /** The index of {@code key} in {@code registers}, of which the first {@link #size} are held. */
+  private int indexOf(Register[] registers, CoverageKey key) {
     for (int i = 0; i < size; i++) {
       CoverageKey k = registers[i].key;
       if (k == key || k.equals(key)) { // held keys are shared: usually the same instance
@@ -59,44 +113,110 @@ final class HeldRegisters implements Iterable<Register> {
   }
 
   @Nullable Register get(CoverageKey key) {
-    int i = indexOf(key);
-    return i < 0 ? null : registers[i];
+    if (store instanceof Register[] registers) {
+      int i = indexOf(registers, key);
+      return i < 0 ? null : registers[i];
+    }
+    return ((Indexed) store).byKey.get(key);
   }
 
-  /** Holds {@code r}, replacing the register of its key. */
+  /** Holds {@code r}, replacing the register of its key in its place. */
   void put(Register r) {
-    int i = indexOf(r.key);
-    if (i >= 0) {
-      registers[i] = r;
-      return;
+    if (store instanceof Register[] registers) {
+      int i = indexOf(registers, r.key);
+      if (i >= 0) {
+        registers[i] = r;
+        return;
+      }
+      if (size < ARRAY_MAX) {
+        if (size == registers.length) {
+          // a subject's registers grow one policy at a time: a third more, not double
+          registers = Arrays.copyOf(registers, Math.max(2, size + (size + 2) / 3));
+          store = registers;
+        }
+        registers[size++] = r;
+        return;
+      }
+      store = toIndexed(registers);
     }
-    if (size == registers.length) {
-      // a subject's registers grow one policy at a time: a third more, not double
-      registers = Arrays.copyOf(registers, Math.max(2, size + (size + 2) / 3));
+    Indexed indexed = (Indexed) store;
+    Register old = indexed.byKey.put(r.key, r);
+    if (old == null) {
+      size++;
+    } else {
+      indexed.uncount(old);
     }
-    registers[size++] = r;
+    indexed.count(r);
   }
 
   void remove(CoverageKey key) {
-    int i = indexOf(key);
-    if (i >= 0) {
-      System.arraycopy(registers, i + 1, registers, i, size - i - 1);
-      registers[--size] = null;
+    if (store instanceof Register[] registers) {
+      int i = indexOf(registers, key);
+      if (i >= 0) {
+        System.arraycopy(registers, i + 1, registers, i, size - i - 1);
+        registers[--size] = null;
+      }
+      return;
     }
+    Indexed indexed = (Indexed) store;
+    Register old = indexed.byKey.remove(key);
+    if (old == null) {
+      return;
+    }
+    indexed.uncount(old);
+    if (--size <= ARRAY_MIN) {
+      Register[] registers = new Register[size + (size + 2) / 3];
+      int i = 0;
+      for (Register r : indexed.byKey.values()) {
+        registers[i++] = r;
+      }
+      store = registers;
+    }
+  }
+
+  /** The first {@link #size} of {@code registers}, indexed, in their order. */
+  private Indexed toIndexed(Register[] registers) {
+    Indexed indexed = new Indexed(size + 1);
+    for (int i = 0; i < size; i++) {
+      indexed.byKey.put(registers[i].key, registers[i]);
+      indexed.count(registers[i]);
+    }
+    return indexed;
+  }
+
+  /** Whether a register of {@code producer} is held. */
+  boolean holds(String producer) {
+    if (store instanceof Register[] registers) {
+      for (int i = 0; i < size; i++) {
+        if (registers[i].order.producer().equals(producer)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    return ((Indexed) store).byProducer.containsKey(producer);
   }
 
   boolean isEmpty() {
     return size == 0;
   }
 
-  /** A copy, for callers that change what is held while they walk it. */
-  List<Register> toList() {
-    return List.of(Arrays.copyOf(registers, size));
+  int size() {
+    return size;
   }
 
+  /** Whether the registers are indexed by key rather than kept in an array. */
+  boolean isIndexed() {
+    return store instanceof Indexed;
+  }
+
+  /** The registers in the order their keys were first held; read only. */
   @Override
   public Iterator<Register> iterator() {
-    return Arrays.asList(registers).subList(0, size).iterator();
+    if (store instanceof Register[] registers) {
+      return Arrays.asList(registers).subList(0, size).iterator();
+    }
+    return Collections.unmodifiableCollection(((Indexed) store).byKey.values()).iterator();
   }
 
   /**

@@ -155,10 +155,8 @@ final class Holdings {
 
   /** The caps of a producer within one namespace: its subjects, and producers in all there. */
   private void checkProducerCaps(String namespace, String producer, HeldRegisters held) {
-    for (Register r : held) {
-      if (r.order.producer().equals(producer)) {
-        return; // already counted for this subject
-      }
+    if (held.holds(producer)) {
+      return; // already counted for this subject
     }
     int[] count = subjectsByProducer.get(new ProducerKey(namespace, producer));
     int cap = caps.maxSubjectsPerProducer();
