@@ -138,7 +138,10 @@ public final class PartitionTrie {
       }
       n = bit(old.pathHash(), in.depth) == 0 ? in.zero : in.one;
     }
-    int index = ((PartitionLeaf) n).wholeIndexOf(old);
+    PartitionLeaf leaf = (PartitionLeaf) n;
+    // an overfull leaf waits to be split until it is read, and may hold everything added since:
+    // rather than search it, remove and add, which splits it first (see delete)
+    int index = leaf.counted ? leaf.wholeIndexOf(old) : -1;
     if (index < 0) {
       remove(old);
       add(r);
@@ -283,6 +286,15 @@ public final class PartitionTrie {
       return fits(in.count, in.bytes) ? collapse(in) : in;
     }
     PartitionLeaf leaf = (PartitionLeaf) n;
+    if (!leaf.counted) {
+      // overfull, waiting to be split when read: it may hold everything added since the last read
+      // (a whole load), and finding r in it is a search of all of it. Split it now, into leaves
+      // that fit, so that no search walks more than one partition holds.
+      PartitionNode settled = settle(leaf);
+      if (settled != leaf) {
+        return delete(settled, r, piece);
+      }
+    }
     leaf.take(r, count, bytes, piece);
     return leaf;
   }
