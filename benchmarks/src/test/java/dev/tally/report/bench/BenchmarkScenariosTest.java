@@ -126,4 +126,46 @@ class BenchmarkScenariosTest {
           .hasSizeGreaterThanOrEqualTo(10);
     }
   }
+
+  @Test
+  void manyKeysReappliesReplaceEveryKeyOfOneProducerAndTheRebuildHoldsEveryKey() {
+    var bench = new ManyKeysBenchmark();
+    for (int resultsPerKey = 0; resultsPerKey <= 1; resultsPerKey++) {
+      var held = new ManyKeysBenchmark.Held();
+      held.keys = 10_000;
+      held.resultsPerKey = resultsPerKey;
+      held.load();
+      // round 2 (failing) of producer 0, then 1, then round 1 (passing) of 0, then 1
+      int[] failingAfter = {5_000, 10_000, 5_000, 0};
+      for (int op = 0; op < failingAfter.length; op++) {
+        held.nextReport();
+        var counts = bench.reapply(held);
+        assertThat(counts.registers()).as("registers after op %d", op).isEqualTo(10_000);
+        assertThat(counts.results()).isEqualTo(10_000L * resultsPerKey);
+        held.aggregator.flush();
+        int failing = held.aggregator.aggregates().stream().mapToInt(a -> a.summary().fail()).sum();
+        assertThat(failing)
+            .as("failing after op %d", op)
+            .isEqualTo(failingAfter[op] * resultsPerKey);
+      }
+
+      var fresh = new ManyKeysBenchmark.Fresh();
+      fresh.keys = 10_000;
+      fresh.resultsPerKey = resultsPerKey;
+      fresh.setUp();
+      var changes = bench.rebuild(fresh);
+      assertThat(changes.updates()).isEmpty();
+      assertThat(changes.creates().stream().mapToInt(c -> c.report().summary().fail()).sum())
+          .as("every key's result, as round 2 states it")
+          .isEqualTo(10_000 * resultsPerKey);
+      if (resultsPerKey == 0) {
+        assertThat(changes.creates()).isEmpty();
+      } else {
+        // split under the default 1,000 results per object
+        assertThat(changes.creates()).hasSizeGreaterThanOrEqualTo(10);
+        assertThat(changes.creates())
+            .allSatisfy(c -> assertThat(c.report().results()).hasSizeLessThanOrEqualTo(1_000));
+      }
+    }
+  }
 }
