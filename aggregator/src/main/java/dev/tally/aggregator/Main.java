@@ -3,6 +3,7 @@ package dev.tally.aggregator;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.fabric8.AggregatorController;
 import dev.tally.report.fabric8.ApiBudget;
+import dev.tally.report.fabric8.ApiServerJson;
 import dev.tally.report.fabric8.Freshness;
 import dev.tally.report.fabric8.LeaderElectionSettings;
 import dev.tally.report.fabric8.RequestFailedException;
@@ -96,10 +97,13 @@ public final class Main {
       // Tally retries what fails (RetryPolicy, within the ApiBudget); fabric8's own retries would
       // retry under each of Tally's attempts
       config.setRequestRetryBackoffLimit(0);
+      // a reader of every object the API server stores: an input whose CRD keeps unknown fields
+      // (trivy's) may hold some nested deeper, or named longer, than Jackson reads by default
       client =
           new KubernetesClientBuilder()
               .withConfig(config)
               .withHttpClientFactory(cipherOrder.httpClientFactory())
+              .withKubernetesSerialization(ApiServerJson.serialization())
               .build();
     } catch (RuntimeException e) {
       err.println(
