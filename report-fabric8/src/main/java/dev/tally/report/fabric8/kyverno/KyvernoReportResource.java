@@ -1,7 +1,7 @@
 package dev.tally.report.fabric8.kyverno;
 
+import dev.tally.report.fabric8.resource.InputResource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.client.CustomResource;
 
 /**
  * A Kyverno intermediate report as the aggregator's informers hold it: metadata and the results
@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.client.CustomResource;
  * pass through generic maps. {@link EphemeralReportResource} and {@link
  * ClusterEphemeralReportResource} are its two kinds.
  */
-public abstract sealed class KyvernoReportResource extends CustomResource<KyvernoReportSpec, Void>
+public abstract sealed class KyvernoReportResource extends InputResource<KyvernoReportSpec>
     permits EphemeralReportResource, ClusterEphemeralReportResource {
 
   KyvernoReportResource() {}

@@ -2,6 +2,7 @@ package dev.tally.report.fabric8.kyverno;
 
 import dev.tally.report.fabric8.input.InputKind;
 import dev.tally.report.fabric8.input.Statement;
+import dev.tally.report.fabric8.resource.InputResource;
 import dev.tally.report.merge.kyverno.IntermediateReport;
 import dev.tally.report.merge.kyverno.KyvernoMapping;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -35,7 +36,10 @@ final class KyvernoReports {
   }
 
   static List<InputKind> kinds(KubernetesClient client) {
-    // typed: each watch event's results are decoded once, straight into WireResults
+    // typed: each watch event's results are decoded once, straight into WireResults (a kind not
+    // registered would be decoded as a generic resource first)
+    InputResource.register(client, EphemeralReportResource.class);
+    InputResource.register(client, ClusterEphemeralReportResource.class);
     var reports = client.resources(EphemeralReportResource.class).inAnyNamespace();
     var clusterReports = client.resources(ClusterEphemeralReportResource.class);
     return List.of(

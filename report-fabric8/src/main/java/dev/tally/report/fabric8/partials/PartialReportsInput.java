@@ -5,6 +5,7 @@ import dev.tally.report.fabric8.input.InputKind;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.input.Statement;
 import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
+import dev.tally.report.fabric8.resource.InputResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportSpec;
 import dev.tally.report.fabric8.resource.ReportCodec;
@@ -28,6 +29,9 @@ public final class PartialReportsInput implements ReportInput {
 
   @Override
   public List<InputKind> kinds(KubernetesClient client) {
+    // registered in the jar too (META-INF/services), for a serialization that looks there
+    InputResource.register(client, PartialReportResource.class);
+    InputResource.register(client, ClusterPartialReportResource.class);
     var partials = client.resources(PartialReportResource.class).inAnyNamespace();
     var clusterPartials = client.resources(ClusterPartialReportResource.class);
     return List.of(

@@ -1,6 +1,5 @@
 package dev.tally.report.fabric8.resource;
 
-import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
 import io.fabric8.kubernetes.model.annotation.Plural;
@@ -14,4 +13,4 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Version("v1alpha1")
 @Kind("ClusterPartialReport")
 @Plural("clusterpartialreports")
-public class ClusterPartialReportResource extends CustomResource<PartialReportSpec, Void> {}
+public class ClusterPartialReportResource extends InputResource<PartialReportSpec> {}

@@ -1,7 +1,6 @@
 package dev.tally.report.fabric8.resource;
 
 import io.fabric8.kubernetes.api.model.Namespaced;
-import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
 import io.fabric8.kubernetes.model.annotation.Plural;
@@ -15,5 +14,4 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Version("v1alpha1")
 @Kind("PartialReport")
 @Plural("partialreports")
-public class PartialReportResource extends CustomResource<PartialReportSpec, Void>
-    implements Namespaced {}
+public class PartialReportResource extends InputResource<PartialReportSpec> implements Namespaced {}
