@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -48,11 +49,27 @@ public final class MockCluster {
 
   /** The same, talking to {@code masterUrl} (a proxy in front of the server) when it is set. */
   public static KubernetesClient client(KubernetesMockServer server, String masterUrl) {
+    return client(server, masterUrl, null);
+  }
+
+  /**
+   * The same, reading with {@link ApiServerJson#serialization()}: every object the API server may
+   * store, as the aggregator program's client does.
+   */
+  public static KubernetesClient readingClient(KubernetesMockServer server) {
+    return client(server, null, ApiServerJson.serialization());
+  }
+
+  private static KubernetesClient client(
+      KubernetesMockServer server, String masterUrl, KubernetesSerialization serialization) {
     Vertx vertx = newVertx();
     KubernetesClient client =
         server.createClient(
             b -> {
               b.withHttpClientFactory(httpClientFactory(vertx));
+              if (serialization != null) {
+                b.withKubernetesSerialization(serialization);
+              }
               var config =
                   b.editOrNewConfig()
                       .withRequestRetryBackoffLimit(0)

@@ -3,7 +3,6 @@ package dev.tally.report.fabric8.trivy;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.merge.trivy.ConfigAudit;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -12,36 +11,60 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads a {@code ConfigAuditReport} object into a {@link ConfigAudit}: fields only, each checked
- * for its type, an error naming the field when one is not what the CRD says. Meaning is {@link
+ * Reads a {@code ConfigAuditReport}, as the informer decoded it ({@link
+ * ConfigAuditReportResource}), into a {@link ConfigAudit}: fields only, an error naming the field
+ * when one is missing or past a bound. Meaning is {@link
  * dev.tally.report.merge.trivy.TrivyMapping}'s.
+ *
+ * <p>The bounds refuse a report no scan writes, before anything is made of it. trivy-operator
+ * writes one check per finding of a scan (one of trivy's few hundred Kubernetes rules, and the part
+ * of the resource it found, a container say), each with at most one message, and its ids, titles
+ * and messages are a few hundred characters long. The lists are bounded while the report is parsed
+ * ({@link ConfigAuditReportData.Bounded}): a report past a bound never holds more than the bound's
+ * worth. A string is held at its length until the report is refused, no more than its JSON took. A
+ * refused report is then held by the informer as its identity alone, as every refused object is.
  */
 final class TrivyCodec {
+  /**
+   * The most checks a report may list: trivy's Kubernetes rules failing, each for a dozen
+   * containers, and the aggregator's default cap on the results of one partial report ({@code
+   * maxResultsPerPartial}).
+   */
+  static final int MAX_CHECKS = 5_000;
+
+  /** The most messages a check may have: trivy-operator writes at most one. */
+  static final int MAX_MESSAGES = 100;
+
+  /**
+   * The longest string read (an id, a title, a message, a scope, the update time): Tally's own
+   * bound on a result's message, 16 KiB, where trivy's are a few hundred characters.
+   */
+  static final int MAX_TEXT = 16 * 1024;
+
   private TrivyCodec() {}
 
   /**
    * @throws InvalidReportException naming the field at fault
    */
   static ConfigAudit read(HasMetadata object) {
-    if (!(object instanceof GenericKubernetesResource generic)) {
+    if (!(object instanceof ConfigAuditReportResource typed)) {
       throw new InvalidReportException(
           "kind", "expected a ConfigAuditReport, was " + object.getClass().getSimpleName());
     }
-    ObjectMeta meta = generic.getMetadata();
-    Map<String, Object> report =
-        map(generic.getAdditionalProperties().get("report"), "report", true);
-    List<ConfigAudit.Check> checks = new ArrayList<>();
-    Object listed = report.get("checks");
-    if (listed != null && !(listed instanceof List<?>)) {
-      throw new InvalidReportException("report.checks", "must be a list");
+    ObjectMeta meta = typed.getMetadata();
+    ConfigAuditReportData report = typed.getReport();
+    if (report == null) {
+      throw new InvalidReportException("report", "is missing");
     }
-    List<?> entries = listed == null ? List.of() : (List<?>) listed;
+    ConfigAuditReportData.Checks entries =
+        report.checks() == null ? new ConfigAuditReportData.Checks() : report.checks();
+    bounded(entries.added(), MAX_CHECKS, "report.checks", "checks");
+    List<ConfigAudit.Check> checks = new ArrayList<>();
     for (int i = 0; i < entries.size(); i++) {
       checks.add(check(entries.get(i), "report.checks[" + i + "]"));
     }
@@ -49,39 +72,41 @@ final class TrivyCodec {
         Objects.requireNonNullElse(meta.getNamespace(), ""),
         meta.getName(),
         owners(meta),
-        time(string(report, "updateTimestamp", "report"), "report.updateTimestamp"),
+        time(text(report.updateTimestamp(), "report.updateTimestamp"), "report.updateTimestamp"),
         time(meta.getCreationTimestamp(), "metadata.creationTimestamp"),
         checks);
   }
 
-  private static ConfigAudit.Check check(Object entry, String field) {
-    Map<String, Object> check = map(entry, field, true);
-    Object success = check.get("success");
-    if (!(success instanceof Boolean)) {
+  private static ConfigAudit.Check check(
+      ConfigAuditReportData.@Nullable Check check, String field) {
+    if (check == null) {
+      throw new InvalidReportException(field, "must be an object");
+    }
+    if (check.success() == null) {
       throw new InvalidReportException(field + ".success", "must be true or false");
     }
-    Map<String, Object> scope = map(check.get("scope"), field + ".scope", false);
-    Object messages = check.get("messages");
+    ConfigAuditReportData.Messages messages =
+        check.messages() == null ? new ConfigAuditReportData.Messages() : check.messages();
+    bounded(messages.added(), MAX_MESSAGES, field + ".messages", "messages");
     List<String> texts = new ArrayList<>();
-    if (messages instanceof List<?> list) {
-      for (int i = 0; i < list.size(); i++) {
-        if (!(list.get(i) instanceof String text)) {
-          throw new InvalidReportException(field + ".messages[" + i + "]", "must be a string");
-        }
-        texts.add(text);
+    for (int i = 0; i < messages.size(); i++) {
+      String message = messages.get(i);
+      String at = field + ".messages[" + i + "]";
+      if (message == null) {
+        throw new InvalidReportException(at, "must be a string");
       }
-    } else if (messages != null) {
-      throw new InvalidReportException(field + ".messages", "must be a list of strings");
+      texts.add(text(message, at));
     }
+    ConfigAuditReportData.Scope scope = check.scope();
     return new ConfigAudit.Check(
-        string(check, "checkID", field),
-        string(check, "title", field),
-        string(check, "severity", field),
-        (Boolean) success,
-        string(check, "category", field),
+        text(check.checkID(), field + ".checkID"),
+        text(check.title(), field + ".title"),
+        text(check.severity(), field + ".severity"),
+        check.success(),
+        text(check.category(), field + ".category"),
         texts,
-        string(scope, "type", field + ".scope"),
-        string(scope, "value", field + ".scope"));
+        text(scope == null ? null : scope.type(), field + ".scope.type"),
+        text(scope == null ? null : scope.value(), field + ".scope.value"));
   }
 
   private static List<ConfigAudit.Owner> owners(ObjectMeta meta) {
@@ -101,26 +126,23 @@ final class TrivyCodec {
         .toList();
   }
 
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> map(@Nullable Object value, String field, boolean required) {
-    if (value == null && !required) {
-      return Map.of();
-    }
-    if (!(value instanceof Map<?, ?>)) {
-      throw new InvalidReportException(field, value == null ? "is missing" : "must be an object");
-    }
-    return (Map<String, Object>) value;
-  }
-
-  private static String string(Map<String, Object> in, String key, String parent) {
-    Object value = in.get(key);
+  /** {@code value}, "" when absent, refused past {@link #MAX_TEXT} characters. */
+  private static String text(@Nullable String value, String field) {
     if (value == null) {
       return "";
     }
-    if (!(value instanceof String text)) {
-      throw new InvalidReportException(parent + "." + key, "must be a string");
+    if (value.length() > MAX_TEXT) {
+      throw new InvalidReportException(
+          field, "is " + value.length() + " characters long, at most " + MAX_TEXT + " allowed");
     }
-    return text;
+    return value;
+  }
+
+  private static void bounded(int count, int max, String field, String what) {
+    if (count > max) {
+      throw new InvalidReportException(
+          field, "has " + count + " " + what + ", at most " + max + " allowed");
+    }
   }
 
   private static Optional<Timestamp> time(@Nullable String value, String field) {

@@ -1,8 +1,11 @@
 package dev.tally.report.fabric8.trivy;
 
+import dev.tally.report.fabric8.ApiServerJson;
 import dev.tally.report.fabric8.input.InputKind;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.input.Statement;
+import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.resource.InputResource;
 import dev.tally.report.merge.trivy.TrivyMapping;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -27,6 +30,13 @@ import java.util.List;
  * names its resource's uid through its owner reference, so nothing waits for adoption and the
  * aggregator reads nothing but the reports: {@link #rbacYaml()} grants {@code list} and {@code
  * watch} on them and the aggregates' writes.
+ *
+ * <p>The informer holds each report as a {@link ConfigAuditReportResource}: what {@link TrivyCodec}
+ * reads, nothing else. trivy-operator's CRD keeps unknown fields at a report's root, so a report
+ * can carry fields as large and as deeply nested as the API server stores; they are skipped while
+ * the report is parsed, and the client must read such JSON at all: its serialization must be {@link
+ * ApiServerJson#serialization()} (or another that reads what the API server stores), as the
+ * aggregator program's is. {@link #checkAccess} refuses a client whose serialization does not.
  */
 public final class TrivyInput implements ReportInput {
   /** trivy-operator's namespaced config audit reports. */
@@ -44,11 +54,40 @@ public final class TrivyInput implements ReportInput {
     return "trivy";
   }
 
+  /**
+   * The reports, read as {@link ConfigAuditReportResource}s, which is registered with the client's
+   * serialization ({@link InputResource#register}).
+   */
   @Override
   public List<InputKind> kinds(KubernetesClient client) {
-    var reports = client.genericKubernetesResources(CONFIG_AUDIT_REPORTS).inAnyNamespace();
+    InputResource.register(client, ConfigAuditReportResource.class);
+    var reports = client.resources(ConfigAuditReportResource.class).inAnyNamespace();
     return List.of(
         new InputKind("configauditreports", reports::list, () -> reports.runnableInformer(0)));
+  }
+
+  /**
+   * Refuses a client whose serialization cannot read every report the API server may store, then
+   * makes the LIST {@link ReportInput#checkAccess} makes.
+   *
+   * @throws IllegalArgumentException if the client's serialization is not one that reads every
+   *     object the API server stores ({@link ApiServerJson#readsEveryObject})
+   * @throws dev.tally.report.fabric8.RequestFailedException naming the LIST, if it failed for good
+   */
+  @Override
+  public void checkAccess(KubernetesClient client, ApiCalls calls) {
+    if (!ApiServerJson.readsEveryObject(client.getKubernetesSerialization())) {
+      throw new IllegalArgumentException(
+          "trivy: the client cannot read every ConfigAuditReport the API server may store"
+              + " (trivy-operator's CRD keeps unknown fields, nested up to "
+              + ApiServerJson.MAX_NESTING_DEPTH
+              + " deep, named up to "
+              + ApiServerJson.MAX_REQUEST_BYTES
+              + " characters long), so one report could stop the informer for every namespace:"
+              + " build it with new KubernetesClientBuilder()"
+              + ".withKubernetesSerialization(ApiServerJson.serialization())");
+    }
+    ReportInput.super.checkAccess(client, calls);
   }
 
   @Override
