@@ -114,6 +114,32 @@ final class Checks {
     return id;
   }
 
+  /** Longest input name: it is written whole as a label value, which holds at most 63. */
+  static final int MAX_INPUT_NAME = 63;
+
+  /**
+   * An input's name, written into object names and into the {@code tally.dev/input} label: runs of
+   * lowercase letters and digits joined by single '-', so that it is written as it is and the
+   * {@code --} that follows it in a name is the first of the name (docs/DESIGN.md §4.3).
+   */
+  static String inputName(String field, String name) {
+    required(field, name, MAX_INPUT_NAME);
+    boolean ok = isAlnum(name.charAt(0)) && isAlnum(name.charAt(name.length() - 1));
+    for (int i = 0; ok && i < name.length(); i++) {
+      char c = name.charAt(i);
+      ok = isAlnum(c) || (c == '-' && name.charAt(i - 1) != '-');
+    }
+    if (!ok) {
+      throw new InvalidReportException(
+          field,
+          "'"
+              + name
+              + "' cannot be written into object names and labels: use lowercase letters and"
+              + " digits, joined by single '-'");
+    }
+    return name;
+  }
+
   private static boolean isAlnum(char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
   }

@@ -114,6 +114,7 @@ public interface ReportAggregator {
     private ReportLimits limits = ReportLimits.defaults();
     private InputCaps caps = InputCaps.defaults();
     private long tombstoneRetentionSeconds = Duration.ofHours(1).toSeconds();
+    private String input = AggregatorConfig.DEFAULT_INPUT;
 
     private Builder() {}
 
@@ -143,8 +144,22 @@ public interface ReportAggregator {
       return this;
     }
 
+    /**
+     * The name of the input aggregated ({@link AggregatorConfig#input()}); {@link
+     * AggregatorConfig#DEFAULT_INPUT} by default. An aggregator of another input owns only that
+     * input's aggregates, which in Tally's layout carry it in their names and labels, so that
+     * aggregators of different inputs share a cluster without touching each other's.
+     *
+     * @throws InvalidReportException naming {@code input} if it is not runs of lowercase letters
+     *     and digits joined by single '-', at most 63 characters
+     */
+    public Builder input(String input) {
+      this.input = Checks.inputName("input", InvalidReportException.requireNonNull("input", input));
+      return this;
+    }
+
     public AggregatorConfig config() {
-      return new AggregatorConfig(grouping, format, limits, caps, tombstoneRetentionSeconds);
+      return new AggregatorConfig(grouping, format, limits, caps, tombstoneRetentionSeconds, input);
     }
 
     /**

@@ -9,16 +9,19 @@ import org.jspecify.annotations.Nullable;
  */
 public enum ReportLayout {
   /**
-   * Tally's own: names {@code tally-<grouping id>-<group>}, labels {@code
-   * app.kubernetes.io/managed-by: tally}, {@code tally.dev/group} and {@code tally.dev/grouping};
-   * an aggregator deletes only objects of its own grouping.
+   * Tally's own: names {@code tally-<grouping id>-<group>} ({@code tally-<input>--<grouping
+   * id>-<group>} for an input other than the default), labels {@code app.kubernetes.io/managed-by:
+   * tally}, {@code tally.dev/group} and {@code tally.dev/grouping} (and {@code tally.dev/input} for
+   * an input other than the default); an aggregator changes only objects of its own input and
+   * deletes only those of its own grouping too.
    */
   TALLY(WireNames.MANAGED_BY_VALUE),
 
   /**
    * Kyverno's reports controller's: one report per resource, named its uid, with the single label
    * {@code app.kubernetes.io/managed-by: kyverno}; every such report of the aggregator's kind is
-   * the aggregator's, whoever wrote it (Kyverno or Tally), so Tally takes over Kyverno's reports.
+   * the aggregator's, whoever wrote it (Kyverno or Tally) and whatever its input, so Tally takes
+   * over Kyverno's reports, in place of Kyverno's reports controller: one writer per cluster.
    */
   KYVERNO(WireNames.MANAGED_BY_KYVERNO);
 

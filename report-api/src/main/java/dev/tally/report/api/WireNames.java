@@ -30,6 +30,13 @@ public final class WireNames {
   /** The label naming the grouping (its id) that made an aggregate. */
   public static final String GROUPING_LABEL = "tally.dev/grouping";
 
+  /**
+   * The label naming the input an aggregate was made from ({@link AggregatorConfig#input()}), on
+   * aggregates in Tally's layout of every input but the default ({@link
+   * AggregatorConfig#DEFAULT_INPUT}): an aggregate without it is the default input's.
+   */
+  public static final String INPUT_LABEL = "tally.dev/input";
+
   /** The annotation holding the content hash of what Tally wrote, compared after a restart. */
   public static final String CONTENT_HASH_ANNOTATION = "tally.dev/content-hash";
 
