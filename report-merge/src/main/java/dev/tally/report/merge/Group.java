@@ -54,13 +54,14 @@ final class Group {
       GroupKey key,
       ReportKind kind,
       ReportLayout layout,
+      String input,
       String groupingId,
       PartitionBudget budget,
       Optional<Subject> scope) {
     this.key = key;
     this.kind = kind;
-    this.baseName = ReportNames.base(layout, groupingId, key.name());
-    this.labels = ReportNames.labels(layout, groupingId, key.namespace(), key.name());
+    this.baseName = ReportNames.base(layout, input, groupingId, key.name());
+    this.labels = ReportNames.labels(layout, input, groupingId, key.namespace(), key.name());
     this.envelopePrefix = ContentHash.prefix(kind, key.namespace(), labels);
     this.trie =
         new PartitionTrie(budget.maxResults(), resultBytes(budget, scope), Register.IN_PARTITION);

@@ -51,9 +51,9 @@ final class GroupPublisher {
   final Set<Group> dirty = new LinkedHashSet<>();
 
   /**
-   * Desired objects the last resync found held by an object the layout does not own: no flush
-   * writes or deletes them (even if their group goes and comes back), and the next resync looks
-   * again. Nearly always empty.
+   * Desired objects the last resync found held by an object the aggregator does not manage: no
+   * flush writes or deletes them (even if their group goes and comes back), and the next resync
+   * looks again. Nearly always empty.
    */
   Set<ReportRef> foreign = new HashSet<>();
 
@@ -131,6 +131,7 @@ final class GroupPublisher {
               key,
               config.format().kindFor(key.namespace()),
               layout,
+              config.input(),
               config.grouping().id(),
               budget,
               scope);

@@ -3,7 +3,6 @@ package dev.tally.report.merge;
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
-import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.merge.names.Ownership;
 import java.util.ArrayList;
@@ -13,7 +12,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,52 +19,20 @@ import org.slf4j.LoggerFactory;
 /**
  * The writes that turn observed aggregates into desired ones. Pure.
  *
- * <p>Applying the result to {@code observed} yields {@code desired} for every object Tally may
- * touch: an object the layout does not manage ({@link Ownership#managed}: its managed-by label is
- * not the layout's) is never updated or deleted (a desired object whose name is taken by such an
- * object is skipped, and logged); an owned object outside {@code mine} (another aggregator's) is
- * left alone. An owned object is compared by the hash of its content, never by the hash its
- * annotation states: one without a stored hash (one Kyverno wrote, in Kyverno's layout) is updated
- * only if its content differs, and one whose content does not hash to its annotation (changed by
- * another hand that kept the annotation) is always updated.
+ * <p>Applying the result to {@code observed} yields {@code desired} for every object the aggregator
+ * may touch: an object it does not manage ({@link Ownership#managed}: its managed-by label is not
+ * the layout's, or in Tally's layout it is another input's) is never updated or deleted (a desired
+ * object whose name is taken by such an object is skipped, and logged); a managed object it does
+ * not own ({@link Ownership#owns}: another grouping's) is not deleted. A managed object is compared
+ * by the hash of its content, never by the hash its annotation states: one without a stored hash
+ * (one Kyverno wrote, in Kyverno's layout) is updated only if its content differs, and one whose
+ * content does not hash to its annotation (changed by another hand that kept the annotation) is
+ * always updated.
  */
 final class ReportDiff {
   private static final Logger LOG = LoggerFactory.getLogger(ReportDiff.class);
 
   private ReportDiff() {}
-
-  /** The diff over every object Tally's layout owns. */
-  public static ChangeSet diff(
-      Collection<AggregateReport> desired, Collection<AggregateReport> observed) {
-    return diff(desired, observed, r -> true);
-  }
-
-  /**
-   * The diff in {@code layout}, deleting only objects {@code layout} owns that {@code mine}
-   * accepts.
-   */
-  public static ChangeSet diff(
-      Collection<AggregateReport> desired,
-      Collection<AggregateReport> observed,
-      ReportLayout layout,
-      Predicate<AggregateReport> mine) {
-    List<Desired> lazy = new ArrayList<>(desired.size());
-    for (AggregateReport d : desired) {
-      lazy.add(new Desired(d.ref(), hashOf(d), () -> d));
-    }
-    return diffLazily(lazy, observed, layout, mine);
-  }
-
-  /**
-   * The diff, deleting only owned observed objects that {@code mine} accepts (for example, those
-   * labelled with this aggregator's grouping).
-   */
-  public static ChangeSet diff(
-      Collection<AggregateReport> desired,
-      Collection<AggregateReport> observed,
-      Predicate<AggregateReport> mine) {
-    return diff(desired, observed, ReportLayout.TALLY, mine);
-  }
 
   /**
    * A desired object known by its name and content hash, built only if it must be written: with 1%
@@ -75,14 +41,10 @@ final class ReportDiff {
   record Desired(ReportRef ref, String contentHash, Supplier<AggregateReport> report) {}
 
   /**
-   * The same diff as {@link #diff(Collection, Collection, ReportLayout, Predicate)}, over lazy
-   * desired objects.
+   * The diff of {@code desired} against {@code observed} for an aggregator of {@code ownership}.
    */
   static ChangeSet diffLazily(
-      Collection<Desired> desired,
-      Collection<AggregateReport> observed,
-      ReportLayout layout,
-      Predicate<AggregateReport> mine) {
+      Collection<Desired> desired, Collection<AggregateReport> observed, Ownership ownership) {
     Map<ReportRef, AggregateReport> seen = new HashMap<>(observed.size() * 2);
     for (AggregateReport o : observed) {
       seen.put(o.ref(), o);
@@ -94,9 +56,9 @@ final class ReportDiff {
       AggregateReport o = seen.get(d.ref());
       if (o == null) {
         changes.add(new Change.Create(d.report().get()));
-      } else if (!Ownership.managed(layout, o.labels())) {
+      } else if (!ownership.managed(o)) {
         LOG.warn(
-            "{} exists and is not managed by {}; leaving it alone", d.ref(), layout.managedBy());
+            "{} exists and is not this aggregator's ({}); leaving it alone", d.ref(), ownership);
       } else {
         String had = hashOf(o);
         // what the object holds, not what its annotation claims: another hand may have changed
@@ -108,7 +70,7 @@ final class ReportDiff {
       }
     }
     for (AggregateReport o : observed) {
-      if (!wanted.contains(o.ref()) && Ownership.managed(layout, o.labels()) && mine.test(o)) {
+      if (!wanted.contains(o.ref()) && ownership.owns(o)) {
         changes.add(new Change.Delete(o.ref(), hashOf(o)));
       }
     }

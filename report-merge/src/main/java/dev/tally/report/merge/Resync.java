@@ -17,10 +17,11 @@ import java.util.Set;
 
 /**
  * The resync of a {@link DefaultReportAggregator}: the writes that bring what a cluster holds to
- * the desired partitions, after which those are taken as published. It adopts what the layout owns
- * (Kyverno's reports in Kyverno's layout, which it rewrites only where their content differs),
- * deletes what {@link Ownership} says is this aggregator's and not desired, and leaves alone names
- * held by objects the layout does not own until a later resync finds them free.
+ * the desired partitions, after which those are taken as published. It adopts what the aggregator
+ * manages (Kyverno's reports in Kyverno's layout, which it rewrites only where their content
+ * differs), deletes what {@link Ownership} says is this aggregator's and not desired, and leaves
+ * alone names held by objects it does not manage (another tool's, or another input's) until a later
+ * resync finds them free.
  *
  * <p>Split off the aggregator along the line between its flush/publication path ({@link
  * GroupPublisher}, whose groups and published state this reads and resets) and its resync/adoption
@@ -74,9 +75,9 @@ final class Resync {
       desired.addAll(mine);
       byGroup.add(mine);
     }
-    ChangeSet changes = ReportDiff.diffLazily(desired, observed, publisher.layout, ownership::owns);
-    // names held by objects the layout does not own: the diff skipped them, and no flush may
-    // write or delete them until a resync finds them free
+    ChangeSet changes = ReportDiff.diffLazily(desired, observed, ownership);
+    // names held by objects this aggregator does not manage: the diff skipped them, and no flush
+    // may write or delete them until a resync finds them free
     Set<ReportRef> held = new HashSet<>();
     for (AggregateReport o : observed) {
       if (!ownership.managed(o)) {
@@ -159,9 +160,10 @@ final class Resync {
         }
       }
     }
-    ChangeSet changes = ReportDiff.diffLazily(desired, observed, publisher.layout, ownership::owns);
-    // those objects are now taken as published, but for those held by objects the layout does
-    // not own, which no flush writes until a resync finds them free; everything else is as it was
+    ChangeSet changes = ReportDiff.diffLazily(desired, observed, ownership);
+    // those objects are now taken as published, but for those held by objects the aggregator
+    // does not manage, which no flush writes until a resync finds them free; everything else is as
+    // it was
     Set<ReportRef> held = new HashSet<>();
     for (AggregateReport o : observed) {
       if (!ownership.managed(o)) {

@@ -1,5 +1,6 @@
 package dev.tally.report.merge.names;
 
+import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.Fingerprint;
 import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.WireNames;
@@ -31,6 +32,17 @@ import java.util.regex.Pattern;
  * like a digested name; otherwise it is the digested name {@link #base(String, String)
  * base("kyverno", group)} gives. The same argument keeps names distinct: a plain name is its group,
  * and never ends like a digested one.
+ *
+ * <p>An input other than the default ({@link AggregatorConfig#DEFAULT_INPUT}) is named in Tally's
+ * layout: {@code tally-<input>--<grouping>-<group>} when {@code <grouping>-<group>} is made of
+ * {@code [a-z0-9-]} with no {@code --} and no '-' at either end, the whole is at most {@link
+ * #MAX_BASE} characters long and does not end like a digested name; otherwise {@code
+ * tally-<input>--}, the sanitized {@code <grouping>-<group>} cut to fit {@link #MAX_BASE}, '-' and
+ * {@link #DIGEST_CHARS} hex digits of SHA-256 over (input, grouping id, group). No name of the
+ * default input holds {@code --} (sanitizing makes each run of '-' one), and the {@code --} after
+ * the input is the first of such a name (an input name has none and ends with a letter or digit):
+ * so the names of two inputs never meet, and within one input the argument above applies. Kyverno's
+ * layout names no input: its names are Kyverno's.
  */
 public final class ReportNames {
   /** The longest base name kept as it is, or cut to before a digest is added. */
@@ -42,6 +54,27 @@ public final class ReportNames {
   public static final int MAX_BASE_LENGTH = MAX_BASE + 1 + DIGEST_CHARS;
 
   private ReportNames() {}
+
+  /**
+   * The base name of {@code group} of grouping {@code groupingId} in {@code layout}, written by an
+   * aggregator of {@code input}: the input's own names in Tally's layout, and in Kyverno's layout
+   * (which names no input) the names {@link #base(ReportLayout, String, String)} gives.
+   */
+  public static String base(ReportLayout layout, String input, String groupingId, String group) {
+    if (layout != ReportLayout.TALLY || input.equals(AggregatorConfig.DEFAULT_INPUT)) {
+      return base(layout, groupingId, group);
+    }
+    String prefix = "tally-" + input + "--";
+    String rest = groupingId + "-" + group;
+    String clean = sanitize(rest);
+    String plain = prefix + rest;
+    if (clean.equals(rest) && plain.length() <= MAX_BASE && !endsLikeADigest(plain)) {
+      return plain;
+    }
+    int room = MAX_BASE - prefix.length(); // an input name is at most 63 characters
+    String head = trimDashes(clean.length() > room ? clean.substring(0, room) : clean);
+    return prefix + head + "-" + digest(input, groupingId, group);
+  }
 
   /** The base name of {@code group} of grouping {@code groupingId} in {@code layout}. */
   public static String base(ReportLayout layout, String groupingId, String group) {
@@ -99,6 +132,21 @@ public final class ReportNames {
         b);
   }
 
+  /** The first {@link #DIGEST_CHARS} hex digits of SHA-256 over the lengths and UTF-8 of all. */
+  private static String digest(String input, String groupingId, String group) {
+    byte[] i = input.getBytes(StandardCharsets.UTF_8);
+    byte[] a = groupingId.getBytes(StandardCharsets.UTF_8);
+    byte[] b = group.getBytes(StandardCharsets.UTF_8);
+    return KubernetesNames.sha256Hex(
+        DIGEST_CHARS,
+        ByteBuffer.allocate(4).putInt(i.length).array(),
+        i,
+        ByteBuffer.allocate(4).putInt(a.length).array(),
+        a,
+        ByteBuffer.allocate(4).putInt(b.length).array(),
+        b);
+  }
+
   /** The name of a group's partition: its base name, and {@code .<suffix>} but for the first. */
   public static String partition(String base, String suffix) {
     return suffix.isEmpty() ? base : base + "." + suffix;
@@ -107,6 +155,16 @@ public final class ReportNames {
   /** The value of the {@code tally.dev/group} label: a digest of the group's identity. */
   public static String groupLabel(String groupingId, String namespace, String group) {
     return Fingerprint.hex(Fingerprint.of(groupingId, namespace, group));
+  }
+
+  /**
+   * The value of the {@code tally.dev/group} label of a group of {@code input}: the default input's
+   * as {@link #groupLabel(String, String, String)}, another's a digest of the input too.
+   */
+  public static String groupLabel(String input, String groupingId, String namespace, String group) {
+    return input.equals(AggregatorConfig.DEFAULT_INPUT)
+        ? groupLabel(groupingId, namespace, group)
+        : Fingerprint.hex(Fingerprint.of(input, groupingId, namespace, group));
   }
 
   /** {@code s} as a DNS name ({@link KubernetesNames#clean}), each run of '-' made one. */
@@ -123,24 +181,40 @@ public final class ReportNames {
   }
 
   /**
-   * The labels of every partition of group {@code group} of namespace {@code namespace}: in
-   * Kyverno's layout exactly {@code app.kubernetes.io/managed-by: kyverno}, as Kyverno labels its
-   * reports; in Tally's, the managed-by label, the group's and the grouping's.
+   * The labels of every partition of group {@code group} of namespace {@code namespace}, written by
+   * an aggregator of {@code input}: in Kyverno's layout exactly {@code
+   * app.kubernetes.io/managed-by: kyverno}, as Kyverno labels its reports; in Tally's, the
+   * managed-by label, the group's, the grouping's and, for any input but the default, {@code
+   * tally.dev/input}.
    */
   public static Map<String, String> labels(
-      ReportLayout layout, String groupingId, String namespace, String group) {
+      ReportLayout layout, String input, String groupingId, String namespace, String group) {
     if (layout == ReportLayout.KYVERNO) {
       return new TreeMap<>(Map.of(WireNames.MANAGED_BY_LABEL, layout.managedBy()));
     }
     // sorted like every map of the model, so digests iterate it in the same order
-    return new TreeMap<>(
-        Map.of(
-            WireNames.MANAGED_BY_LABEL,
-            WireNames.MANAGED_BY_VALUE,
-            WireNames.GROUP_LABEL,
-            groupLabel(groupingId, namespace, group),
-            WireNames.GROUPING_LABEL,
-            sanitize(groupingId)));
+    Map<String, String> labels =
+        new TreeMap<>(
+            Map.of(
+                WireNames.MANAGED_BY_LABEL,
+                WireNames.MANAGED_BY_VALUE,
+                WireNames.GROUP_LABEL,
+                groupLabel(input, groupingId, namespace, group),
+                WireNames.GROUPING_LABEL,
+                sanitize(groupingId)));
+    if (!input.equals(AggregatorConfig.DEFAULT_INPUT)) {
+      labels.put(WireNames.INPUT_LABEL, input);
+    }
+    return labels;
+  }
+
+  /**
+   * The input of an aggregate labelled {@code labels} in Tally's layout: its {@code
+   * tally.dev/input} label, or the default input when it has none (every aggregate written before
+   * inputs had names is the default input's).
+   */
+  public static String inputOf(Map<String, String> labels) {
+    return labels.getOrDefault(WireNames.INPUT_LABEL, AggregatorConfig.DEFAULT_INPUT);
   }
 
   private static String trimDashes(String s) {

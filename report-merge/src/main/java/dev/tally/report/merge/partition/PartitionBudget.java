@@ -94,6 +94,7 @@ public final class PartitionBudget {
               "x".repeat(ReportNames.MAX_BASE_LENGTH),
               ReportNames.labels(
                   AggregatorConfig.layoutOf(config.grouping()),
+                  config.input(),
                   config.grouping().id(),
                   namespace,
                   "x"),
