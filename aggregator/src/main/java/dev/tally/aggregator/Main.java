@@ -139,6 +139,8 @@ public final class Main {
                         .grouping(options.grouping)
                         .format(options.format)
                         .caps(options.caps)
+                        // its aggregates are its input's: releases of other inputs keep theirs
+                        .input(options.reportInput.name())
                         .build())
             .budget(ApiBudget.adaptive(options.qps, options.maxQps, options.burst))
             .metrics(metrics.tally())

@@ -3,6 +3,7 @@ package dev.tally.aggregator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.ReportFormat;
 import dev.tally.report.api.ReportLayout;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
@@ -101,6 +102,19 @@ class OptionsTest {
     assertThat(o.reportInput).isInstanceOf(TrivyInput.class);
     assertThat(o.groupingName).isEqualTo("per-namespace");
     assertThat(o.kyverno).isNull();
+  }
+
+  /**
+   * What {@code --input} (and the chart's {@code input}) takes is the input's name, which the
+   * aggregator names as its input and, for any input but the default, writes into its aggregates'
+   * names and {@code tally.dev/input} label.
+   */
+  @Test
+  void eachInputIsNamedAsTheFlagNamesIt() {
+    for (InputOption<?> input : Options.INPUTS) {
+      assertThat(Options.parse("--input", input.name()).reportInput.name()).isEqualTo(input.name());
+    }
+    assertThat(Options.parse().reportInput.name()).isEqualTo(AggregatorConfig.DEFAULT_INPUT);
   }
 
   @Test

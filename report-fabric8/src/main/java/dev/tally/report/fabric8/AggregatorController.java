@@ -1,8 +1,10 @@
 package dev.tally.report.fabric8;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.Liveness;
 import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.InputLifecycle;
@@ -97,7 +99,7 @@ public final class AggregatorController implements AutoCloseable {
         new WriteScheduler(
             thread,
             ledger,
-            new ReportWriter(b.client, calls, b.metrics, b.serverSideApply),
+            new ReportWriter(b.client, calls, b.metrics, b.serverSideApply, input.name()),
             rejections,
             b.metrics,
             b.nanoTicker,
@@ -403,15 +405,40 @@ public final class AggregatorController implements AutoCloseable {
     }
 
     /**
-     * @throws IllegalArgumentException if the input cannot feed the aggregator (say, Kyverno's
-     *     reports are to be deleted after merging and the aggregator does not write in Kyverno's
-     *     layout)
+     * @throws IllegalArgumentException if the aggregator does not name the input read as its own
+     *     ({@link AggregatorConfig#input()} is not {@link ReportInput#name()}; in Kyverno's layout,
+     *     which names no input, it may be the default), or the input cannot feed the aggregator
+     *     (say, Kyverno's reports are to be deleted after merging and the aggregator does not write
+     *     in Kyverno's layout)
      */
     public AggregatorController build() {
       if (aggregators != null) {
-        input.checkAggregator(aggregators.get().config());
+        AggregatorConfig config = aggregators.get().config();
+        checkInput(config, input.name());
+        input.checkAggregator(config);
       }
       return new AggregatorController(this);
+    }
+
+    /**
+     * An aggregator owns the aggregates of its input only (docs/DESIGN.md §6.8): one fed from
+     * another input would take that input's aggregates for its own, and two releases of different
+     * inputs would rewrite and delete each other's.
+     */
+    private static void checkInput(AggregatorConfig config, String name) {
+      if (config.input().equals(name)
+          || config.hasDefaultInput()
+              && AggregatorConfig.layoutOf(config.grouping()) == ReportLayout.KYVERNO) {
+        return;
+      }
+      throw new IllegalArgumentException(
+          "the aggregator's input is '"
+              + config.input()
+              + "' and the controller reads '"
+              + name
+              + "': build the aggregator with ReportAggregator.builder().input(\""
+              + name
+              + "\"), so that it writes and owns that input's aggregates only");
     }
   }
 }

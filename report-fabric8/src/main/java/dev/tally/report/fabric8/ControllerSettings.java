@@ -61,8 +61,10 @@ abstract class ControllerSettings<B extends ControllerSettings<B>> extends ApiCl
    * What to read: Tally's own partial reports ({@link PartialReportsInput}) by default, or another
    * input such as {@link dev.tally.report.fabric8.kyverno.KyvernoInput} (Kyverno's intermediate
    * reports) or {@link dev.tally.report.fabric8.trivy.TrivyInput} (trivy-operator's config audit
-   * reports). {@link AggregatorController.Builder#build} asks the input whether it can feed the
-   * aggregator ({@link ReportInput#checkAggregator}).
+   * reports). The aggregator names it as its input ({@code
+   * ReportAggregator.builder().input(input.name())}; Kyverno's layout, which names no input, may
+   * leave the default), and {@link AggregatorController.Builder#build} asks the input whether it
+   * can feed the aggregator ({@link ReportInput#checkAggregator}).
    */
   public B input(ReportInput input) {
     this.input = Objects.requireNonNull(input, "input");

@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.InvalidReportException;
@@ -36,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * Applies ChangeSets to a cluster: create, update with a resourceVersion precondition, delete with
  * one (or server-side apply with Tally's field manager). Every request goes through the shared
  * budget and retry policy. The writer never modifies or deletes an object without {@code
- * app.kubernetes.io/managed-by: tally}.
+ * app.kubernetes.io/managed-by: tally} (in Kyverno's layout, {@code kyverno}), nor, in Tally's
+ * layout, another input's (report-merge's {@code Ownership.managed}).
  *
  * <p>It decides nothing about content: a conflict is reported back so the controller re-reads and
  * re-diffs. Not thread-safe: used from the controller's thread.
@@ -58,12 +60,25 @@ final class ReportWriter {
    */
   private ReportLayout owner = ReportLayout.TALLY;
 
+  /** The input whose aggregates this writer may change, in Tally's layout. */
+  private final String input;
+
   ReportWriter(
       KubernetesClient client, ApiCalls calls, TallyMetrics metrics, boolean serverSideApply) {
+    this(client, calls, metrics, serverSideApply, AggregatorConfig.DEFAULT_INPUT);
+  }
+
+  ReportWriter(
+      KubernetesClient client,
+      ApiCalls calls,
+      TallyMetrics metrics,
+      boolean serverSideApply,
+      String input) {
     this.client = client;
     this.calls = calls;
     this.metrics = metrics;
     this.serverSideApply = serverSideApply;
+    this.input = input;
   }
 
   /**
@@ -116,9 +131,9 @@ final class ReportWriter {
 
   /**
    * Every aggregate of the format that Tally owns in {@code layout} (it carries the layout's
-   * managed-by label), as the cluster holds it now; from now on only such objects are changed. An
-   * owned object that does not decode is returned with no results and no content hash, so that a
-   * diff rewrites it.
+   * managed-by label and, in Tally's layout, is of this writer's input), as the cluster holds it
+   * now; from now on only such objects are changed. An owned object that does not decode is
+   * returned with no results and no content hash, so that a diff rewrites it.
    */
   List<AggregateReport> listOwned(ReportFormat format, ReportLayout layout) {
     owner = layout;
@@ -156,15 +171,20 @@ final class ReportWriter {
   private <T extends AggregateResource> List<T> listOwned(ReportKind kind) {
     @SuppressWarnings("unchecked")
     Class<T> type = (Class<T>) ReportCodec.resourceClass(kind);
+    // another input's aggregates are left out by the server; the default input's carry no label
+    // to select by, and the others' are left out by owned()
+    boolean labelled = owner == ReportLayout.TALLY && !input.equals(AggregatorConfig.DEFAULT_INPUT);
     return PagedList.all(
         calls,
         "list " + kind.plural(),
-        options ->
-            client
-                .resources(type)
-                .inAnyNamespace()
-                .withLabel(WireNames.MANAGED_BY_LABEL, owner.managedBy())
-                .list(options));
+        options -> {
+          var owned =
+              client
+                  .resources(type)
+                  .inAnyNamespace()
+                  .withLabel(WireNames.MANAGED_BY_LABEL, owner.managedBy());
+          return (labelled ? owned.withLabel(WireNames.INPUT_LABEL, input) : owned).list(options);
+        });
   }
 
   /** Forgets what it knew of resourceVersions, as after losing the lease. */
@@ -348,10 +368,11 @@ final class ReportWriter {
 
   private Verdict refuse(ReportRef ref) {
     LOG.warn(
-        "{} exists but is not managed by Tally ({}={} missing); leaving it alone",
+        "{} exists and is not this aggregator's ({}={}{}); leaving it alone",
         ref,
         WireNames.MANAGED_BY_LABEL,
-        owner.managedBy());
+        owner.managedBy(),
+        owner == ReportLayout.TALLY ? ", input " + input : "");
     resourceVersions.remove(ref);
     return Verdict.REFUSED;
   }
@@ -375,7 +396,7 @@ final class ReportWriter {
 
   /** report-merge's ownership rule: the aggregator's resync decides by the same one. */
   private boolean owned(HasMetadata item) {
-    return Ownership.managed(owner, item.getMetadata().getLabels());
+    return Ownership.managed(owner, input, item.getMetadata().getLabels());
   }
 
   /**

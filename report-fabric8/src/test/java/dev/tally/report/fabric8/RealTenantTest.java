@@ -312,7 +312,12 @@ class RealTenantTest {
     // Kyverno's reports kept (they are the state), aggregated per namespace
     try (AggregatorController controller =
         AggregatorController.builder(account)
-            .aggregator(() -> ReportAggregator.builder().grouping(Grouping.perNamespace()).build())
+            .aggregator(
+                () ->
+                    ReportAggregator.builder()
+                        .grouping(Grouping.perNamespace())
+                        .input("kyverno")
+                        .build())
             .input(KyvernoInput.keep().withPolicyWatch(false))
             .flushWindow(Duration.ZERO)
             .metrics(new CountingMetrics())

@@ -3,6 +3,7 @@ package dev.tally.report.fabric8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.ReportFormat;
@@ -57,6 +58,10 @@ class ReportWriterTest {
   }
 
   private ReportWriter writer(boolean serverSideApply) {
+    return writer(serverSideApply, AggregatorConfig.DEFAULT_INPUT);
+  }
+
+  private ReportWriter writer(boolean serverSideApply, String input) {
     var calls =
         new ApiCalls(
             new ApiBudget(1000, 1000, sleeper::nanos, sleeper),
@@ -65,7 +70,7 @@ class ReportWriterTest {
             new Random(7),
             sleeper,
             metrics);
-    return new ReportWriter(client, calls, metrics, serverSideApply);
+    return new ReportWriter(client, calls, metrics, serverSideApply, input);
   }
 
   static AggregateReport report(String name, String hash, ResultStatus... statuses) {
@@ -277,6 +282,63 @@ class ReportWriterTest {
     assertThat(writer.listOwned(ReportFormat.WGPOLICY, ReportLayout.TALLY))
         .singleElement()
         .isEqualTo(report("r1", "h1", ResultStatus.FAIL));
+  }
+
+  /**
+   * Another input's aggregate is as foreign as another tool's (docs/DESIGN.md §6.8): a writer lists
+   * its own input's only (the default input's carry no input label), and an update, a delete, a
+   * create or an apply that meets another input's object leaves it as it is.
+   */
+  @Test
+  void aWriterChangesItsOwnInputsAggregatesOnly() {
+    AggregateReport tallys = report("tally-namespace-all", "t", ResultStatus.FAIL);
+    Map<String, String> labels = new java.util.HashMap<>(tallys.labels());
+    labels.put(WireNames.INPUT_LABEL, "trivy");
+    AggregateReport trivys =
+        new AggregateReport(
+            new ReportRef(ReportKind.POLICY_REPORT, "team-a", "tally-trivy--namespace-all"),
+            labels,
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            tallys.results(),
+            tallys.summary(),
+            "v");
+    client.resource(ReportCodec.encode(tallys)).create();
+    client.resource(ReportCodec.encode(trivys)).create();
+    String tallyRv = read("tally-namespace-all").getMetadata().getResourceVersion();
+    String trivyRv = read("tally-trivy--namespace-all").getMetadata().getResourceVersion();
+
+    for (boolean ssa : List.of(false, true)) {
+      ReportWriter trivy = writer(ssa, "trivy");
+      ReportWriter tally = writer(ssa, AggregatorConfig.DEFAULT_INPUT);
+      assertThat(trivy.listOwned(ReportFormat.WGPOLICY, ReportLayout.TALLY))
+          .singleElement()
+          .isEqualTo(trivys);
+      assertThat(tally.listOwned(ReportFormat.WGPOLICY, ReportLayout.TALLY))
+          .singleElement()
+          .isEqualTo(tallys);
+      ChangeSet overTally =
+          new ChangeSet(
+              List.of(
+                  new Change.Update(report("tally-namespace-all", "x", ResultStatus.PASS), "t")));
+      ChangeSet deleteTally = new ChangeSet(List.of(new Change.Delete(tallys.ref(), "t")));
+      ChangeSet createTally =
+          new ChangeSet(
+              List.of(new Change.Create(report("tally-namespace-all", "y", ResultStatus.PASS))));
+      ChangeSet overTrivy =
+          new ChangeSet(
+              List.of(
+                  new Change.Update(
+                      report("tally-trivy--namespace-all", "z", ResultStatus.PASS), "v")));
+      for (ChangeSet refused : List.of(overTally, deleteTally, createTally)) {
+        assertThat(trivy.write(refused, () -> true).refused()).as("%s", refused).hasSize(1);
+      }
+      assertThat(tally.write(overTrivy, () -> true).refused()).hasSize(1);
+    }
+    assertThat(read("tally-namespace-all").getMetadata().getResourceVersion()).isEqualTo(tallyRv);
+    assertThat(read("tally-trivy--namespace-all").getMetadata().getResourceVersion())
+        .isEqualTo(trivyRv);
   }
 
   /**

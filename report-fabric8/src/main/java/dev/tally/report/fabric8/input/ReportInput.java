@@ -28,7 +28,16 @@ import java.util.function.Consumer;
  * how to add one.
  */
 public interface ReportInput {
-  /** A short name for logs and messages: {@code partial-reports}, {@code kyverno}. */
+  /**
+   * The input's name ({@code tally} for Tally's own partial reports, {@code kyverno}, {@code
+   * trivy}; a user's own input names its own): what the aggregator it feeds names as its input
+   * ({@link AggregatorConfig#input()}, which {@link
+   * dev.tally.report.fabric8.AggregatorController.Builder#build} checks), and so, in Tally's
+   * layout, what the aggregates of any input but {@link AggregatorConfig#DEFAULT_INPUT} carry in
+   * their names and in the {@code tally.dev/input} label: aggregators of different inputs then
+   * share a cluster without touching each other's aggregates. Runs of lowercase letters and digits
+   * joined by single '-', at most 63 characters.
+   */
   String name();
 
   /** The kinds read; the first is the one {@link #checkAccess} lists. */

@@ -1,5 +1,6 @@
 package dev.tally.report.fabric8.partials;
 
+import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.fabric8.input.InputKind;
 import dev.tally.report.fabric8.input.ReportInput;
@@ -22,9 +23,10 @@ import java.util.List;
  * its publisher to adopt it.
  */
 public final class PartialReportsInput implements ReportInput {
+  /** {@link AggregatorConfig#DEFAULT_INPUT}: the default input's aggregates name no input. */
   @Override
   public String name() {
-    return "partial-reports";
+    return AggregatorConfig.DEFAULT_INPUT;
   }
 
   @Override

@@ -89,7 +89,12 @@ class TrivyInputRealServerTest {
 
     try (AggregatorController controller =
         AggregatorController.builder(account)
-            .aggregator(() -> ReportAggregator.builder().grouping(Grouping.perNamespace()).build())
+            .aggregator(
+                () ->
+                    ReportAggregator.builder()
+                        .grouping(Grouping.perNamespace())
+                        .input("trivy")
+                        .build())
             .input(new TrivyInput())
             .metrics(metrics)
             .flushWindow(Duration.ofMillis(100))
@@ -243,7 +248,12 @@ class TrivyInputRealServerTest {
 
     try (AggregatorController controller =
         AggregatorController.builder(account)
-            .aggregator(() -> ReportAggregator.builder().grouping(Grouping.perNamespace()).build())
+            .aggregator(
+                () ->
+                    ReportAggregator.builder()
+                        .grouping(Grouping.perNamespace())
+                        .input("trivy")
+                        .build())
             .input(new TrivyInput())
             .metrics(metrics)
             .flushWindow(Duration.ofMillis(100))
