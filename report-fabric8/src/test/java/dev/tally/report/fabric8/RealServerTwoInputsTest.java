@@ -17,20 +17,16 @@ import dev.tally.report.api.WireNames;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.fabric8.trivy.TrivyInput;
+import dev.tally.report.fabric8.trivy.TrivyInputRealServerTest;
 import dev.tally.testenv.AuditLog;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -246,82 +242,23 @@ class RealServerTwoInputsTest {
 
   /** trivy-operator's CRD, as TrivyInputRealServerTest installs it, and the trivy input's roles. */
   private static void installTrivy(KubernetesClient admin) {
-    CustomResourceDefinition crd =
-        Serialization.unmarshal(
-            TestResources.read("trivy/aquasecurity.github.io_configauditreports.yaml"),
-            CustomResourceDefinition.class);
-    admin.resource(crd).createOr(existing -> existing.update());
+    TrivyInputRealServerTest.installTrivyCrd(admin);
     for (HasMetadata role :
         admin
             .load(new ByteArrayInputStream(TrivyInput.rbacYaml().getBytes(StandardCharsets.UTF_8)))
             .items()) {
       admin.resource(role).createOr(existing -> existing.update());
     }
-    Await.until(
-        "trivy-operator's ConfigAuditReport is served",
-        () -> {
-          try {
-            admin
-                .genericKubernetesResources(TrivyInput.CONFIG_AUDIT_REPORTS)
-                .inAnyNamespace()
-                .list();
-            return true;
-          } catch (KubernetesClientException e) {
-            return false;
-          }
-        },
-        WAIT);
   }
 
   /** A config audit report about {@code scanned}, as trivy-operator writes one: owned by it. */
   private static GenericKubernetesResource configAudit(
       String ns, ConfigMap scanned, String updated, List<Map<String, Object>> checks) {
-    GenericKubernetesResource r =
-        new GenericKubernetesResourceBuilder()
-            .withApiVersion("aquasecurity.github.io/v1alpha1")
-            .withKind("ConfigAuditReport")
-            .withNewMetadata()
-            .withNamespace(ns)
-            .withName("configmap-" + scanned.getMetadata().getName())
-            .addToOwnerReferences(
-                new OwnerReferenceBuilder()
-                    .withApiVersion("v1")
-                    .withKind("ConfigMap")
-                    .withName(scanned.getMetadata().getName())
-                    .withUid(scanned.getMetadata().getUid())
-                    .withController(true)
-                    .withBlockOwnerDeletion(false)
-                    .build())
-            .endMetadata()
-            .build();
-    r.setAdditionalProperty(
-        "report",
-        new HashMap<>(
-            Map.of(
-                "updateTimestamp",
-                updated,
-                "scanner",
-                Map.of("name", "Trivy", "vendor", "Aqua Security", "version", "0.29.0"),
-                "summary",
-                Map.of("criticalCount", 0, "highCount", 0, "mediumCount", 0, "lowCount", 0),
-                "checks",
-                checks)));
-    return r;
+    return TrivyInputRealServerTest.report(
+        ns, "configmap-" + scanned.getMetadata().getName(), scanned, updated, checks);
   }
 
   private static Map<String, Object> check(String id, String severity) {
-    return Map.of(
-        "checkID",
-        id,
-        "title",
-        "check " + id,
-        "severity",
-        severity,
-        "success",
-        false,
-        "category",
-        "Kubernetes Security Check",
-        "messages",
-        List.of("configure it"));
+    return TrivyInputRealServerTest.check(id, severity);
   }
 }

@@ -55,7 +55,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * reports are still aggregated; one past a bound is refused naming the field.
  */
 @ExtendWith(RealKubernetes.class)
-class TrivyInputRealServerTest {
+public class TrivyInputRealServerTest {
   private static final Duration WAIT = Duration.ofSeconds(120);
 
   @Test
@@ -415,7 +415,8 @@ class TrivyInputRealServerTest {
     return response.code();
   }
 
-  private static void installTrivyCrd(KubernetesClient admin) {
+  /** trivy-operator's ConfigAuditReport CRD, installed and served. */
+  public static void installTrivyCrd(KubernetesClient admin) {
     CustomResourceDefinition crd =
         Serialization.unmarshal(
             TestResources.read("trivy/aquasecurity.github.io_configauditreports.yaml"),
@@ -438,7 +439,7 @@ class TrivyInputRealServerTest {
   }
 
   /** A config audit report as trivy-operator writes it: owned by {@code scanned}, labelled. */
-  private static GenericKubernetesResource report(
+  public static GenericKubernetesResource report(
       String ns, String name, ConfigMap scanned, String updated, List<Map<String, Object>> checks) {
     GenericKubernetesResource r =
         new GenericKubernetesResourceBuilder()
@@ -481,7 +482,8 @@ class TrivyInputRealServerTest {
     return (Map<String, Object>) r.getAdditionalProperties().get("report");
   }
 
-  private static Map<String, Object> check(String id, String severity) {
+  /** One failed check of a config audit report. */
+  public static Map<String, Object> check(String id, String severity) {
     return Map.of(
         "checkID",
         id,
