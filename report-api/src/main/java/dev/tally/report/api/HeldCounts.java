@@ -9,6 +9,25 @@ package dev.tally.report.api;
  * @param tombstones deleted subjects remembered
  * @param tombstonesForgotten deletions forgotten before their retention ended because {@link
  *     InputCaps#maxTombstones()} was reached, since the aggregator was built
+ * @param resultBytes bytes of results held, each at its encoded size ({@link
+ *     InputCaps#maxResultBytes()})
  */
 public record HeldCounts(
-    long registers, long results, long producers, long tombstones, long tombstonesForgotten) {}
+    long registers,
+    long results,
+    long producers,
+    long tombstones,
+    long tombstonesForgotten,
+    long resultBytes) {
+
+  /**
+   * The counts of earlier versions, without bytes.
+   *
+   * @deprecated name the bytes too
+   */
+  @Deprecated
+  public HeldCounts(
+      long registers, long results, long producers, long tombstones, long tombstonesForgotten) {
+    this(registers, results, producers, tombstones, tombstonesForgotten, 0);
+  }
+}

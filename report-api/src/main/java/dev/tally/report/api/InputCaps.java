@@ -10,7 +10,14 @@ package dev.tally.report.api;
  *
  * <p>The caps of a namespace count only what that namespace holds ("" is the cluster scope), so no
  * tenant can use up another's; the process-wide caps ({@code maxResults}, {@code maxRegisters},
- * {@code maxTombstones}) bound the sum over every namespace.
+ * {@code maxResultBytes}, {@code maxTombstones}) bound the sum over every namespace, which the
+ * namespaces share fairly ({@link FairShare}): past a process-wide cap a namespace over its fair
+ * share is refused, one within it is not, and tombstones are forgotten first in the namespace
+ * holding the most.
+ *
+ * <p>Results are counted in bytes too: a result's bytes are its encoded size (as it is written in a
+ * report), so a few results of the largest size cannot hold what the count caps meant for millions
+ * of small ones.
  *
  * @param maxResultsPerPartial most results in one partial report
  * @param maxSubjectsPerProducer most distinct subjects one producer may hold registers for within
@@ -23,8 +30,11 @@ package dev.tally.report.api;
  * @param maxProducersPerNamespace most distinct producers holding registers in one namespace
  * @param maxResults most results held in all
  * @param maxRegisters most registers held in all, empty ones included
- * @param maxTombstones most deleted subjects remembered; past it the oldest deletions are forgotten
- *     before their retention ends
+ * @param maxTombstones most deleted subjects remembered; past it the oldest deletions of the
+ *     namespace remembering the most are forgotten before their retention ends
+ * @param maxResultBytesPerNamespace most bytes of results held for one namespace, each result
+ *     counted at its encoded size
+ * @param maxResultBytes most bytes of results held in all
  */
 public record InputCaps(
     int maxResultsPerPartial,
@@ -35,7 +45,9 @@ public record InputCaps(
     int maxProducersPerNamespace,
     long maxResults,
     long maxRegisters,
-    int maxTombstones) {
+    int maxTombstones,
+    long maxResultBytesPerNamespace,
+    long maxResultBytes) {
   public InputCaps {
     atLeastOne("caps.maxResultsPerPartial", maxResultsPerPartial);
     atLeastOne("caps.maxSubjectsPerProducer", maxSubjectsPerProducer);
@@ -46,6 +58,38 @@ public record InputCaps(
     atLeastOne("caps.maxResults", maxResults);
     atLeastOne("caps.maxRegisters", maxRegisters);
     atLeastOne("caps.maxTombstones", maxTombstones);
+    atLeastOne("caps.maxResultBytesPerNamespace", maxResultBytesPerNamespace);
+    atLeastOne("caps.maxResultBytes", maxResultBytes);
+  }
+
+  /**
+   * The nine caps of earlier versions; the byte caps are the defaults.
+   *
+   * @deprecated name every cap, or start from {@link #defaults()}
+   */
+  @Deprecated
+  public InputCaps(
+      int maxResultsPerPartial,
+      int maxSubjectsPerProducer,
+      int maxResultsPerNamespace,
+      int maxCoveragePerPartial,
+      int maxRegistersPerNamespace,
+      int maxProducersPerNamespace,
+      long maxResults,
+      long maxRegisters,
+      int maxTombstones) {
+    this(
+        maxResultsPerPartial,
+        maxSubjectsPerProducer,
+        maxResultsPerNamespace,
+        maxCoveragePerPartial,
+        maxRegistersPerNamespace,
+        maxProducersPerNamespace,
+        maxResults,
+        maxRegisters,
+        maxTombstones,
+        DEFAULT_RESULT_BYTES_PER_NAMESPACE,
+        DEFAULT_RESULT_BYTES);
   }
 
   /**
@@ -65,15 +109,19 @@ public record InputCaps(
         DEFAULT_PRODUCERS_PER_NAMESPACE,
         DEFAULT_RESULTS,
         DEFAULT_REGISTERS,
-        DEFAULT_TOMBSTONES);
+        DEFAULT_TOMBSTONES,
+        DEFAULT_RESULT_BYTES_PER_NAMESPACE,
+        DEFAULT_RESULT_BYTES);
   }
 
   private static final int DEFAULT_COVERAGE_PER_PARTIAL = 5_000;
   private static final int DEFAULT_REGISTERS_PER_NAMESPACE = 1_000_000;
   private static final int DEFAULT_PRODUCERS_PER_NAMESPACE = 1_000;
-  private static final long DEFAULT_RESULTS = 2_000_000;
-  private static final long DEFAULT_REGISTERS = 4_000_000;
+  private static final long DEFAULT_RESULTS = 1_000_000;
+  private static final long DEFAULT_REGISTERS = 2_000_000;
   private static final int DEFAULT_TOMBSTONES = 1_000_000;
+  private static final long DEFAULT_RESULT_BYTES_PER_NAMESPACE = 64L << 20;
+  private static final long DEFAULT_RESULT_BYTES = 128L << 20;
 
   private static void atLeastOne(String field, long value) {
     if (value < 1) {
@@ -83,8 +131,11 @@ public record InputCaps(
 
   /**
    * Per partial report 5,000 results and 5,000 covered keys; per namespace 1,000,000 subjects per
-   * producer, 500,000 results, 1,000,000 registers and 1,000 producers; in all 2,000,000 results,
-   * 4,000,000 registers and 1,000,000 tombstones.
+   * producer, 500,000 results (64 MiB of them), 1,000,000 registers and 1,000 producers; in all
+   * 1,000,000 results (128 MiB of them), 2,000,000 registers and 1,000,000 tombstones. The caps in
+   * all are shared fairly ({@link FairShare}), so the process may hold up to twice them: 2,000,000
+   * results, 256 MiB of them, and 4,000,000 registers, what the caps in all were before they were
+   * shared.
    */
   public static InputCaps defaults() {
     return new InputCaps(
@@ -96,7 +147,9 @@ public record InputCaps(
         DEFAULT_PRODUCERS_PER_NAMESPACE,
         DEFAULT_RESULTS,
         DEFAULT_REGISTERS,
-        DEFAULT_TOMBSTONES);
+        DEFAULT_TOMBSTONES,
+        DEFAULT_RESULT_BYTES_PER_NAMESPACE,
+        DEFAULT_RESULT_BYTES);
   }
 
   public InputCaps withMaxResultsPerPartial(int max) {
@@ -109,7 +162,9 @@ public record InputCaps(
         maxProducersPerNamespace,
         maxResults,
         maxRegisters,
-        maxTombstones);
+        maxTombstones,
+        maxResultBytesPerNamespace,
+        maxResultBytes);
   }
 
   public InputCaps withMaxSubjectsPerProducer(int max) {
@@ -122,7 +177,9 @@ public record InputCaps(
         maxProducersPerNamespace,
         maxResults,
         maxRegisters,
-        maxTombstones);
+        maxTombstones,
+        maxResultBytesPerNamespace,
+        maxResultBytes);
   }
 
   public InputCaps withMaxResultsPerNamespace(int max) {
@@ -135,7 +192,9 @@ public record InputCaps(
         maxProducersPerNamespace,
         maxResults,
         maxRegisters,
-        maxTombstones);
+        maxTombstones,
+        maxResultBytesPerNamespace,
+        maxResultBytes);
   }
 
   public InputCaps withMaxCoveragePerPartial(int max) {
@@ -148,7 +207,9 @@ public record InputCaps(
         maxProducersPerNamespace,
         maxResults,
         maxRegisters,
-        maxTombstones);
+        maxTombstones,
+        maxResultBytesPerNamespace,
+        maxResultBytes);
   }
 
   public InputCaps withMaxRegistersPerNamespace(int max) {
@@ -161,7 +222,9 @@ public record InputCaps(
         maxProducersPerNamespace,
         maxResults,
         maxRegisters,
-        maxTombstones);
+        maxTombstones,
+        maxResultBytesPerNamespace,
+        maxResultBytes);
   }
 
   public InputCaps withMaxProducersPerNamespace(int max) {
@@ -174,7 +237,9 @@ public record InputCaps(
         max,
         maxResults,
         maxRegisters,
-        maxTombstones);
+        maxTombstones,
+        maxResultBytesPerNamespace,
+        maxResultBytes);
   }
 
   public InputCaps withMaxResults(long max) {
@@ -187,7 +252,9 @@ public record InputCaps(
         maxProducersPerNamespace,
         max,
         maxRegisters,
-        maxTombstones);
+        maxTombstones,
+        maxResultBytesPerNamespace,
+        maxResultBytes);
   }
 
   public InputCaps withMaxRegisters(long max) {
@@ -200,7 +267,9 @@ public record InputCaps(
         maxProducersPerNamespace,
         maxResults,
         max,
-        maxTombstones);
+        maxTombstones,
+        maxResultBytesPerNamespace,
+        maxResultBytes);
   }
 
   public InputCaps withMaxTombstones(int max) {
@@ -213,6 +282,38 @@ public record InputCaps(
         maxProducersPerNamespace,
         maxResults,
         maxRegisters,
+        max,
+        maxResultBytesPerNamespace,
+        maxResultBytes);
+  }
+
+  public InputCaps withMaxResultBytesPerNamespace(long max) {
+    return new InputCaps(
+        maxResultsPerPartial,
+        maxSubjectsPerProducer,
+        maxResultsPerNamespace,
+        maxCoveragePerPartial,
+        maxRegistersPerNamespace,
+        maxProducersPerNamespace,
+        maxResults,
+        maxRegisters,
+        maxTombstones,
+        max,
+        maxResultBytes);
+  }
+
+  public InputCaps withMaxResultBytes(long max) {
+    return new InputCaps(
+        maxResultsPerPartial,
+        maxSubjectsPerProducer,
+        maxResultsPerNamespace,
+        maxCoveragePerPartial,
+        maxRegistersPerNamespace,
+        maxProducersPerNamespace,
+        maxResults,
+        maxRegisters,
+        maxTombstones,
+        maxResultBytesPerNamespace,
         max);
   }
 }

@@ -132,6 +132,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     // plan everything first, user code included, so a refused report changes nothing
     List<Register> incoming = new ArrayList<>();
     long delta = 0;
+    long bytes = 0;
     int added = 0; // registers of keys not held yet
     Subject subject = values.subject(p.subject());
     List<Subject> subjectOnly = List.of(subject);
@@ -145,6 +146,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       if (r.wins(old)) {
         incoming.add(r);
         delta += r.results.length - (old == null ? 0 : old.results.length);
+        bytes += r.resultsBytes - (old == null ? 0 : old.resultsBytes);
         if (old == null) {
           added++;
         }
@@ -154,7 +156,7 @@ final class DefaultReportAggregator implements ReportAggregator {
       return;
     }
     try {
-      holdings.check(p.subject().namespace(), p.producer(), held, delta, added);
+      holdings.check(p.subject().namespace(), p.producer(), held, delta, bytes, added);
       for (Register r : incoming) {
         r.group = groups.groupKeyOf(r);
         if (r.group != null) {
@@ -276,7 +278,8 @@ final class DefaultReportAggregator implements ReportAggregator {
         holdings.resultCount(),
         holdings.producers(),
         tombstones.size(),
-        tombstones.forgotten());
+        tombstones.forgotten(),
+        holdings.resultBytes());
   }
 
   /** Every register held, in no particular order. */

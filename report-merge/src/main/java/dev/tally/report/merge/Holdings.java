@@ -1,16 +1,18 @@
 package dev.tally.report.merge;
 
 import dev.tally.report.api.CapacityExceededException;
+import dev.tally.report.api.FairShare;
 import dev.tally.report.api.InputCaps;
 import dev.tally.report.api.PartialReport;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * What a {@link DefaultReportAggregator} holds, counted as its caps count it (results and registers
- * per namespace and in all, subjects per producer within a namespace, producers per namespace), and
- * the caps checks themselves: a change is checked before anything is changed, and counted when it
- * is made.
+ * What a {@link DefaultReportAggregator} holds, counted as its caps count it (results, their bytes
+ * and registers per namespace and in all, subjects per producer within a namespace, producers per
+ * namespace), and the caps checks themselves: a change is checked before anything is changed, and
+ * counted when it is made. The process-wide caps are shared fairly between namespaces ({@link
+ * FairShare}).
  *
  * <p>Split off the aggregator's apply/tombstone path along the line between changing the state and
  * counting and capping what it holds.
@@ -24,6 +26,7 @@ final class Holdings {
   /** The results, registers and producers one namespace holds. */
   private static final class NamespaceHeld {
     long results;
+    long resultBytes;
     long registers;
     int producers;
 
@@ -42,6 +45,9 @@ final class Holdings {
 
   private long resultCount;
 
+  /** Bytes of results held in all, each result at its encoded size and a comma. */
+  private long resultBytes;
+
   /** Registers held in all, those without results included. */
   private long registerCount;
 
@@ -57,6 +63,10 @@ final class Holdings {
     return registerCount;
   }
 
+  long resultBytes() {
+    return resultBytes;
+  }
+
   /** The (namespace, producer) pairs that hold something. */
   int producers() {
     return subjectsByProducer.size();
@@ -64,15 +74,16 @@ final class Holdings {
 
   /**
    * Refuses a change of {@code producer}'s about a subject of {@code namespace} that adds {@code
-   * delta} results and {@code added} registers if it would break a cap; {@code held} is what is
-   * held for the subject now.
+   * delta} results of {@code bytes} bytes and {@code added} registers if it would break a cap;
+   * {@code held} is what is held for the subject now.
    *
    * @throws CapacityExceededException naming the cap
    */
-  void check(String namespace, String producer, HeldRegisters held, long delta, int added) {
-    checkNamespaceCaps(namespace, delta, added);
+  void check(
+      String namespace, String producer, HeldRegisters held, long delta, long bytes, int added) {
+    checkNamespaceCaps(namespace, delta, bytes, added);
     checkProducerCaps(namespace, producer, held);
-    checkProcessCaps(namespace, delta, added);
+    checkProcessCaps(namespace, delta, bytes, added);
   }
 
   /** Counts a register now held; {@code producerNew} when its producer held nothing for it. */
@@ -87,8 +98,10 @@ final class Holdings {
       }
     }
     ns.results += r.results.length;
+    ns.resultBytes += r.resultsBytes;
     ns.registers++;
     resultCount += r.results.length;
+    resultBytes += r.resultsBytes;
     registerCount++;
   }
 
@@ -106,11 +119,13 @@ final class Holdings {
       }
     }
     ns.results -= r.results.length;
+    ns.resultBytes -= r.resultsBytes;
     ns.registers--;
     if (ns.isEmpty()) {
       heldByNamespace.remove(r.subject.namespace());
     }
     resultCount -= r.results.length;
+    resultBytes -= r.resultsBytes;
     registerCount--;
   }
 
@@ -118,8 +133,8 @@ final class Holdings {
     return new ProducerKey(r.subject.namespace(), r.order.producer());
   }
 
-  /** The caps of one namespace: results and registers held there. */
-  private void checkNamespaceCaps(String namespace, long delta, int added) {
+  /** The caps of one namespace: results, their bytes and registers held there. */
+  private void checkNamespaceCaps(String namespace, long delta, long bytes, int added) {
     NamespaceHeld held = heldByNamespace.get(namespace);
     long results = held == null ? 0 : held.results;
     int cap = caps.maxResultsPerNamespace();
@@ -135,6 +150,21 @@ final class Holdings {
               + " allowed (cap maxResultsPerNamespace)",
           cap,
           "maxResultsPerNamespace");
+    }
+    long resultBytesThere = held == null ? 0 : held.resultBytes;
+    long maxBytes = caps.maxResultBytesPerNamespace();
+    if (bytes > 0 && resultBytesThere + bytes > maxBytes) {
+      throw new CapacityExceededException(
+          "subject.namespace",
+          "namespace '"
+              + namespace
+              + "' would hold "
+              + (resultBytesThere + bytes)
+              + " bytes of results, at most "
+              + maxBytes
+              + " allowed (cap maxResultBytesPerNamespace)",
+          maxBytes,
+          "maxResultBytesPerNamespace");
     }
     long registers = held == null ? 0 : held.registers;
     int maxRegisters = caps.maxRegistersPerNamespace();
@@ -190,35 +220,46 @@ final class Holdings {
     }
   }
 
-  /** The caps of the whole process: results and registers held in every namespace together. */
-  private void checkProcessCaps(String namespace, long delta, int added) {
-    long maxResults = caps.maxResults();
-    if (delta > 0 && resultCount + delta > maxResults) {
-      throw new CapacityExceededException(
+  /**
+   * The caps of the whole process: results, their bytes and registers held in every namespace
+   * together, which the namespaces share fairly ({@link FairShare}): past a cap, a namespace over
+   * its share is refused and one within it is not.
+   */
+  private void checkProcessCaps(String namespace, long delta, long bytes, int added) {
+    NamespaceHeld held = heldByNamespace.get(namespace);
+    int namespaces = heldByNamespace.size() + (held == null ? 1 : 0);
+    if (delta > 0) {
+      FairShare.check(
           "subject.namespace",
-          "the aggregator would hold "
-              + (resultCount + delta)
-              + " results in all, at most "
-              + maxResults
-              + " allowed (cap maxResults; refused for namespace '"
-              + namespace
-              + "')",
-          maxResults,
-          "maxResults");
+          "results",
+          "maxResults",
+          caps.maxResults(),
+          resultCount + delta,
+          namespace,
+          (held == null ? 0 : held.results) + delta,
+          namespaces);
     }
-    long maxRegisters = caps.maxRegisters();
-    if (added > 0 && registerCount + added > maxRegisters) {
-      throw new CapacityExceededException(
+    if (bytes > 0) {
+      FairShare.check(
           "subject.namespace",
-          "the aggregator would hold "
-              + (registerCount + added)
-              + " registers in all, at most "
-              + maxRegisters
-              + " allowed (cap maxRegisters; refused for namespace '"
-              + namespace
-              + "')",
-          maxRegisters,
-          "maxRegisters");
+          "bytes of results",
+          "maxResultBytes",
+          caps.maxResultBytes(),
+          resultBytes + bytes,
+          namespace,
+          (held == null ? 0 : held.resultBytes) + bytes,
+          namespaces);
+    }
+    if (added > 0) {
+      FairShare.check(
+          "subject.namespace",
+          "registers",
+          "maxRegisters",
+          caps.maxRegisters(),
+          registerCount + added,
+          namespace,
+          (held == null ? 0 : held.registers) + added,
+          namespaces);
     }
   }
 

@@ -4,6 +4,7 @@ import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.Timestamp;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * The deletions a {@link DefaultReportAggregator} remembers: per (namespace, uid), the latest time
  * the subject was deleted at, so that a report observed before that stays hidden ({@link
  * MergeRule#hidden}). Kept for the retention the configuration states, and never more than its
- * tombstone cap: past the cap the oldest are forgotten early.
+ * tombstone cap: past the cap the oldest are forgotten early, first in the namespaces remembering
+ * the most.
  *
  * <p>Split off the aggregator's apply/tombstone path along the line between the registers it
  * changes and the deletions it remembers.
@@ -81,11 +83,14 @@ final class Tombstones {
   }
 
   /**
-   * Past the tombstone cap, forgets the oldest tombstones (but not {@code keep}'s, just recorded)
-   * down to three quarters of the cap: their retention ends early. A deletion is the cluster's fact
-   * and is never refused; what is lost is only the guard against a late, older report about a
-   * forgotten uid. Dropping a quarter at once keeps the sort this takes to one per quarter of the
-   * cap's deletions.
+   * Past the tombstone cap, forgets tombstones (but not {@code keep}'s, just recorded) down to
+   * three quarters of the cap, fairly between namespaces: every namespace keeps its newest, up to
+   * one level that the kept ones of all namespaces fit under (max-min fairness), so that the oldest
+   * are forgotten first in the namespaces remembering the most, and a namespace remembering fewer
+   * than the others loses none while one churning tenant is over the level. A deletion is the
+   * cluster's fact and is never refused; what is lost is only the guard against a late, older
+   * report about a forgotten uid. Dropping a quarter at once keeps the sort this takes to one per
+   * quarter of the cap's deletions.
    */
   private void forgetOldestPastCap(SubjectId keep) {
     int cap = maxTombstones;
@@ -93,26 +98,58 @@ final class Tombstones {
       return;
     }
     int target = Math.max(1, cap - cap / 4);
-    List<Map.Entry<SubjectId, Timestamp>> oldest = new ArrayList<>(tombstones.entrySet());
-    oldest.sort(
-        Map.Entry.<SubjectId, Timestamp>comparingByValue()
-            .thenComparing(e -> e.getKey().namespace())
-            .thenComparing(e -> e.getKey().uid()));
+    Map<String, List<Map.Entry<SubjectId, Timestamp>>> byNamespace = new HashMap<>();
+    for (var e : tombstones.entrySet()) {
+      byNamespace.computeIfAbsent(e.getKey().namespace(), k -> new ArrayList<>()).add(e);
+    }
+    int level = level(byNamespace, target);
+    // the one just recorded first, then the newest
+    Comparator<Map.Entry<SubjectId, Timestamp>> keptFirst =
+        Comparator.<Map.Entry<SubjectId, Timestamp>, Boolean>comparing(
+                e -> !e.getKey().equals(keep))
+            .thenComparing(Map.Entry.<SubjectId, Timestamp>comparingByValue().reversed())
+            .thenComparing(e -> e.getKey().uid());
     List<SubjectId> forget = new ArrayList<>();
-    for (var e : oldest) {
-      if (tombstones.size() - forget.size() <= target) {
-        break;
+    for (var entries : byNamespace.values()) {
+      if (entries.size() <= level) {
+        continue;
       }
-      if (!e.getKey().equals(keep)) {
+      entries.sort(keptFirst);
+      int from = level == 0 && entries.get(0).getKey().equals(keep) ? 1 : level;
+      for (var e : entries.subList(from, entries.size())) {
         forget.add(e.getKey());
       }
     }
     forget.forEach(tombstones::remove);
     forgotten += forget.size();
     LOG.warn(
-        "{} tombstones held, over the cap of {} (maxTombstones): forgot the {} oldest",
+        "{} tombstones held, over the cap of {} (maxTombstones): forgot the {} oldest of the"
+            + " namespaces remembering more than {} each",
         tombstones.size() + forget.size(),
         cap,
-        forget.size());
+        forget.size(),
+        level);
+  }
+
+  /**
+   * The highest level such that every namespace keeping at most that many of its tombstones keeps
+   * {@code target} or fewer in all.
+   */
+  private static int level(Map<String, ? extends List<?>> byNamespace, int target) {
+    int low = 0;
+    int high = target;
+    while (low < high) {
+      int mid = low + (high - low + 1) / 2;
+      long kept = 0;
+      for (List<?> entries : byNamespace.values()) {
+        kept += Math.min(entries.size(), mid);
+      }
+      if (kept <= target) {
+        low = mid;
+      } else {
+        high = mid - 1;
+      }
+    }
+    return low;
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.CoverageKey;
+import dev.tally.report.api.FairShare;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.HeldCounts;
 import dev.tally.report.api.InputCaps;
@@ -48,7 +49,9 @@ class CapsProperties {
           .withMaxProducersPerNamespace(4)
           .withMaxResults(70)
           .withMaxRegisters(60)
-          .withMaxTombstones(10);
+          .withMaxTombstones(10)
+          .withMaxResultBytesPerNamespace(2_000)
+          .withMaxResultBytes(3_500);
 
   @Test
   void noInputStreamGrowsTheHeldStatePastTheCaps() {
@@ -89,6 +92,77 @@ class CapsProperties {
                   a.flush();
                 }
                 checkWithinCaps(a, SMALL);
+              }
+            });
+  }
+
+  /**
+   * Fair shares (docs/DESIGN.md §9.2): whatever three flooding tenants do, a namespace that asks
+   * for no more than its share of each process-wide cap (here a quarter: four namespaces) is never
+   * refused by one. Before, the tenants filled maxResults and every later result of the victim's
+   * was refused.
+   */
+  @Test
+  void aNamespaceWithinItsShareIsNeverRefusedByAProcessWideCap() {
+    // the victim holds at most 6 registers, 6 results, ~1,000 bytes: under a quarter of each
+    InputCaps caps =
+        SMALL
+            .withMaxResultsPerNamespace(60)
+            .withMaxRegistersPerNamespace(60)
+            .withMaxResultBytesPerNamespace(3_000)
+            .withMaxResultBytes(6_000);
+    Fixtures.theory()
+        .withExamples(300)
+        .forAll(ModelGen.seeds())
+        .checkAssert(
+            seed -> {
+              Random random = new Random(seed);
+              var a =
+                  Fixtures.aggregator(
+                      new AggregatorConfig(
+                          Grouping.perNamespace(),
+                          ReportFormat.WGPOLICY,
+                          ReportLimits.defaults(),
+                          caps,
+                          3600));
+              int events = 100 + random.nextInt(200);
+              for (int i = 0; i < events; i++) {
+                if (random.nextInt(5) == 0) {
+                  // the victim: two Pods, at most three policies each, one result per policy
+                  String uid = "victim-" + random.nextInt(2);
+                  Subject s = Subject.of("v1", "Pod", "victim", uid, uid);
+                  Set<CoverageKey> coverage = new LinkedHashSet<>();
+                  List<Result> results = new ArrayList<>();
+                  for (int k = 0; k < 3; k++) {
+                    CoverageKey key = CoverageKey.of("kyverno", "v" + k);
+                    coverage.add(key);
+                    if (random.nextBoolean()) {
+                      results.add(fail(key, "r"));
+                    }
+                  }
+                  PartialReport p =
+                      PartialReport.builder()
+                          .producer("kyverno")
+                          .subject(s)
+                          .coverage(coverage)
+                          .results(results)
+                          .observedAt(new Timestamp(1_000 + i, 0))
+                          .build();
+                  a.apply(p); // never refused: the victim asks for less than a quarter of each
+                } else if (random.nextInt(6) == 0) {
+                  a.deleteSubject(
+                      NAMESPACES.get(random.nextInt(3)), uid(random), new Timestamp(i, 0));
+                } else {
+                  PartialReport p = flood(random);
+                  if (p.subject().namespace().isEmpty()) {
+                    continue; // three tenants and the victim: four namespaces
+                  }
+                  try {
+                    a.apply(p);
+                  } catch (CapacityExceededException refused) {
+                    // the tenants are refused, at their own caps or over their shares
+                  }
+                }
               }
             });
   }
@@ -136,7 +210,7 @@ class CapsProperties {
             CapacityExceededException.class);
     assertThat(e.cap()).isEqualTo("maxCoveragePerPartial");
     assertThat(e.field()).isEqualTo("coverage");
-    assertThat(a.held()).isEqualTo(new HeldCounts(0, 0, 0, 0, 0));
+    assertThat(a.held()).isEqualTo(new HeldCounts(0, 0, 0, 0, 0, 0));
   }
 
   @Test
@@ -169,6 +243,8 @@ class CapsProperties {
     Map<String, Set<String>> producersByNs = new HashMap<>();
     Map<List<String>, Set<String>> subjectsByProducer = new HashMap<>();
     long results = 0;
+    long bytes = 0;
+    Map<String, Long> bytesByNs = new HashMap<>();
     for (Register r : registers) {
       String ns = r.subject.namespace();
       registersByNs.merge(ns, 1L, Long::sum);
@@ -178,6 +254,8 @@ class CapsProperties {
           .computeIfAbsent(List.of(ns, r.order.producer()), k -> new HashSet<>())
           .add(r.uid());
       results += r.results.length;
+      bytes += r.resultsBytes;
+      bytesByNs.merge(ns, (long) r.resultsBytes, Long::sum);
     }
     long producers = producersByNs.values().stream().mapToLong(Set::size).sum();
     HeldCounts held = a.held();
@@ -185,9 +263,24 @@ class CapsProperties {
     assertThat(held.results()).as("results counted").isEqualTo(results);
     assertThat(held.producers()).as("producers counted").isEqualTo(producers);
     assertThat(held.tombstones()).as("tombstones counted").isEqualTo(state.tombstones().size());
+    assertThat(held.resultBytes()).as("bytes counted").isEqualTo(bytes);
 
-    assertThat(held.registers()).as("registers").isLessThanOrEqualTo(caps.maxRegisters());
-    assertThat(held.results()).as("results").isLessThanOrEqualTo(caps.maxResults());
+    // the process-wide caps are shared fairly: past them only namespaces within their share are
+    // admitted, up to twice the cap
+    assertThat(held.registers())
+        .as("registers")
+        .isLessThanOrEqualTo(FairShare.ceiling(caps.maxRegisters()));
+    assertThat(held.results())
+        .as("results")
+        .isLessThanOrEqualTo(FairShare.ceiling(caps.maxResults()));
+    assertThat(held.resultBytes())
+        .as("bytes of results")
+        .isLessThanOrEqualTo(FairShare.ceiling(caps.maxResultBytes()));
+    bytesByNs.forEach(
+        (ns, n) ->
+            assertThat(n)
+                .as("bytes of results of '%s'", ns)
+                .isLessThanOrEqualTo(caps.maxResultBytesPerNamespace()));
     assertThat(held.tombstones()).as("tombstones").isLessThanOrEqualTo(caps.maxTombstones());
     registersByNs.forEach(
         (ns, n) ->
