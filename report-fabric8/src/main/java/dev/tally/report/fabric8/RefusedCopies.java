@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8;
 
 import dev.tally.report.api.CapacityExceededException;
+import dev.tally.report.api.FairShare;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -27,12 +28,13 @@ import org.jspecify.annotations.Nullable;
  * informer's re-list hands over the store's copy, and then only its key and version are read.
  *
  * <p>The stripped copies are counted per namespace and in all against {@code maxPerNamespace} and
- * {@code max}. Past a cap nothing at all is held for a refused object: its entry leaves the store.
- * Its deletion is then seen by the next periodic re-list instead of an event, which changes
- * nothing, since the aggregator holds nothing of it; should the informer deliver the same version
- * again (after its own re-list), it is refused again and leaves again. An object whose removal the
- * ledger needs (the aggregator still holds an earlier version of it) keeps its stripped copy past
- * the caps: what the aggregator holds for it is bounded by the aggregator's own caps.
+ * {@code max}, which namespaces share fairly ({@link FairShare}). Past a cap nothing at all is held
+ * for a refused object: its entry leaves the store. Its deletion is then seen by the next periodic
+ * re-list instead of an event, which changes nothing, since the aggregator holds nothing of it;
+ * should the informer deliver the same version again (after its own re-list), it is refused again
+ * and leaves again. An object whose removal the ledger needs (the aggregator still holds an earlier
+ * version of it) keeps its stripped copy past the caps: what the aggregator holds for it is bounded
+ * by the aggregator's own caps.
  *
  * <p>The stores are modified by the informers' threads (one at a time per informer) and by the
  * aggregator thread ({@link #refused}); everything is guarded by one lock.
@@ -140,18 +142,22 @@ final class RefusedCopies {
                       + "); nothing is held for this one",
                   maxPerNamespace,
                   CAP_PER_NAMESPACE);
-        } else if (total >= max) {
+        } else if (!FairShare.admits(
+            total + 1L, max, inNamespace + 1L, byNamespace.size() + (inNamespace == 0 ? 1 : 0))) {
+          // past the cap in all, a namespace over its fair share of it (or all, at twice the cap)
           over =
               new CapacityExceededException(
                   "metadata.namespace",
                   total
-                      + " copies of refused objects are held in all, at most "
+                      + " copies of refused objects are held in all, over the cap of "
                       + max
-                      + " allowed (cap "
+                      + " (cap "
                       + CAP
-                      + "; nothing is held for this one, of namespace '"
+                      + ", shared fairly by namespaces); nothing is held for this one, of"
+                      + " namespace '"
                       + namespace
-                      + "')",
+                      + "', which holds "
+                      + inNamespace,
                   max,
                   CAP);
         }

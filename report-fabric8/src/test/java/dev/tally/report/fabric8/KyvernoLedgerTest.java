@@ -159,6 +159,29 @@ class KyvernoLedgerTest {
   }
 
   /**
+   * The cap in all is shared fairly (docs/DESIGN.md §9.2, "Fair shares"): once two namespaces fill
+   * it, a third namespace's first report is still held (before, it was refused), and a namespace
+   * over its share is refused, naming the cap in all.
+   */
+  @Test
+  void reportsAwaitingAdoptionShareTheCapInAllFairly() {
+    begin(KyvernoInput.deleteAfterMerge().withMaxAwaitingAdoption(3, 4));
+    for (int i = 0; i < 3; i++) {
+      ledger.upsert(awaiting("default", "flood-" + i));
+    }
+    ledger.upsert(awaiting("quiet", "q-0"));
+    assertThat(metrics.waiting).as("the cap in all reached").isEqualTo(4);
+
+    ledger.upsert(awaiting("late", "l-0"));
+    assertThat(metrics.waiting).as("within its share (4 / 3): held past the cap").isEqualTo(5);
+    assertThat(metrics.rejected.get("capacity")).isNull();
+
+    ledger.upsert(awaiting("quiet", "q-1"));
+    assertThat(metrics.waiting).isEqualTo(5);
+    assertThat(metrics.capsReached).containsEntry("maxAwaitingAdoption", 1);
+  }
+
+  /**
    * Merged reports wait in the cluster until the write after them lets them be deleted, each held
    * by the ledger meanwhile: at the cap of one namespace, or of all, no more is merged (a capacity
    * rejection naming the cap; it stays in the cluster) until deletes catch up, and the next

@@ -3,6 +3,7 @@ package dev.tally.report.fabric8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 
+import dev.tally.report.api.FairShare;
 import dev.tally.report.api.testing.WideModel;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -100,7 +101,15 @@ class RefusedCopiesProperties {
         case REFUSED, REFUSED_NEEDED -> {
           if (latest != null) {
             boolean needed = s.op() == Op.REFUSED_NEEDED;
-            boolean atCap = copies.held() >= MAX || copies.heldIn(s.namespace()) >= PER_NAMESPACE;
+            int inNamespace = copies.heldIn(s.namespace());
+            int holding = (int) NAMESPACES.stream().filter(n -> copies.heldIn(n) > 0).count();
+            boolean atCap =
+                inNamespace >= PER_NAMESPACE
+                    || !FairShare.admits(
+                        copies.held() + 1L,
+                        MAX,
+                        inNamespace + 1L,
+                        holding + (inNamespace == 0 ? 1 : 0));
             boolean held = store.get(key) != null && !RefusedCopies.isCopy(store.get(key));
             var over = copies.refused(latest, needed);
             if (needed) {
@@ -157,7 +166,7 @@ class RefusedCopiesProperties {
       assertThat(copies.heldIn(ns)).isEqualTo(byNamespace.getOrDefault(ns, 0));
       assertThat(copies.heldIn(ns)).isLessThanOrEqualTo(PER_NAMESPACE + kept);
     }
-    assertThat(total).isLessThanOrEqualTo(MAX + kept);
+    assertThat((long) total).isLessThanOrEqualTo(FairShare.ceiling(MAX) + kept);
   }
 
   private static int version(HasMetadata o) {

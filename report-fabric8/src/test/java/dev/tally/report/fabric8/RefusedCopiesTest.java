@@ -192,7 +192,7 @@ class RefusedCopiesTest {
     assertThat(notHeld)
         .allSatisfy(e -> assertThat(e.getInvolvedObject().getName()).startsWith("big-"))
         .anySatisfy(e -> assertThat(e.getMessage()).contains("(cap maxRefusedCopiesPerNamespace)"))
-        .anySatisfy(e -> assertThat(e.getMessage()).contains("(cap maxRefusedCopies;"));
+        .anySatisfy(e -> assertThat(e.getMessage()).contains("(cap maxRefusedCopies,"));
 
     // a copy deleted with its object makes room; the room is taken by the next refused object
     client.resources(PartialReportResource.class).inNamespace("quiet").withName("big-0").delete();

@@ -1,18 +1,21 @@
 package dev.tally.report.fabric8.kyverno;
 
 import dev.tally.report.api.CapacityExceededException;
+import dev.tally.report.api.FairShare;
 
 /**
  * The caps on Kyverno's reports the aggregator holds (awaiting adoption, merged and awaiting their
  * delete), per namespace and in all: one refusal rule, naming the cap. Split out of {@link
- * IntermediateReports}.
+ * IntermediateReports}. The caps in all are shared fairly between namespaces.
  */
 final class NamespaceCaps {
   private NamespaceCaps() {}
 
   /**
    * Refuses one more of {@code what} in {@code namespace} when the namespace holds {@code
-   * perNamespace} already or all namespaces {@code total}, naming the cap.
+   * perNamespace} already, or when {@code namespaces} namespaces holding {@code inAll} in all would
+   * pass {@code total} and {@code namespace} its fair share of it ({@link FairShare}), naming the
+   * cap.
    *
    * @throws CapacityExceededException at either cap
    */
@@ -22,6 +25,7 @@ final class NamespaceCaps {
       int perNamespace,
       String perNamespaceCap,
       int inAll,
+      int namespaces,
       int total,
       String totalCap,
       String what,
@@ -44,22 +48,18 @@ final class NamespaceCaps {
           perNamespace,
           perNamespaceCap);
     }
-    if (inAll >= total) {
-      throw new CapacityExceededException(
+    try {
+      FairShare.check(
           "metadata.namespace",
-          inAll
-              + " "
-              + what
-              + " in all, at most "
-              + total
-              + " allowed (cap "
-              + totalCap
-              + "; refused for namespace '"
-              + namespace
-              + "')"
-              + consequence,
+          what,
+          totalCap,
           total,
-          totalCap);
+          inAll + 1L,
+          namespace,
+          inNamespace + 1L,
+          namespaces + (inNamespace == 0 ? 1 : 0));
+    } catch (CapacityExceededException e) {
+      throw new CapacityExceededException(e.field(), e.reason() + consequence, total, totalCap);
     }
   }
 }
