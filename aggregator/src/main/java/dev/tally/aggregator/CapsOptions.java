@@ -4,9 +4,10 @@ import dev.tally.report.api.InputCaps;
 import java.util.List;
 
 /**
- * The flags of the caps on what the aggregator holds: results, registers, tombstones and producers
- * ({@link InputCaps}, the library's defaults), and the refused input objects the informers keep.
- * The caps of one input alone are that input's ({@link InputOption#capFlags()}).
+ * The flags of the caps on what the aggregator holds: results (and their bytes), registers,
+ * tombstones and producers ({@link InputCaps}, the library's defaults), and the refused input
+ * objects the informers keep. The caps of one input alone are that input's ({@link
+ * InputOption#capFlags()}).
  *
  * <p>Split out of {@link Options}, which assembles the groups of flags, along the groups' lines.
  */
@@ -17,17 +18,24 @@ record CapsOptions(InputCaps caps, int maxRefusedCopies, int maxRefusedCopiesPer
           Flag.of(
               "--max-results",
               "N",
-              "most results held in all; past it a partial report is refused; default 2000000"),
+              "most results held in all, shared fairly by namespaces: past it a namespace over its"
+                  + " share is refused, one within it is not (up to twice the cap);"
+                  + " default 1000000"),
           Flag.of(
               "--max-registers",
               "N",
               "most registers (subject and policy, with results or without) held in all;"
-                  + " default 4000000"),
+                  + " shared fairly by namespaces like --max-results; default 2000000"),
+          Flag.of(
+              "--max-result-bytes",
+              "N",
+              "most bytes of results held in all, each result at its encoded size;"
+                  + " shared fairly by namespaces like --max-results; default 134217728 (128 MiB)"),
           Flag.of(
               "--max-tombstones",
               "N",
-              "most deleted subjects remembered; past it the oldest are forgotten early;"
-                  + " default 1000000"),
+              "most deleted subjects remembered; past it the oldest of the namespace remembering"
+                  + " the most are forgotten early; default 1000000"),
           Flag.of(
               "--max-results-per-namespace",
               "N",
@@ -36,6 +44,10 @@ record CapsOptions(InputCaps caps, int maxRefusedCopies, int maxRefusedCopiesPer
               "--max-registers-per-namespace",
               "N",
               "most registers held for one namespace; default 1000000"),
+          Flag.of(
+              "--max-result-bytes-per-namespace",
+              "N",
+              "most bytes of results held for one namespace; default 67108864 (64 MiB)"),
           Flag.of(
               "--max-producers-per-namespace",
               "N",
@@ -61,6 +73,16 @@ record CapsOptions(InputCaps caps, int maxRefusedCopies, int maxRefusedCopiesPer
                 v.number("--max-results", d.maxResults(), Long::parseLong, 1L, Long.MAX_VALUE))
             .withMaxRegisters(
                 v.number("--max-registers", d.maxRegisters(), Long::parseLong, 1L, Long.MAX_VALUE))
+            .withMaxResultBytes(
+                v.number(
+                    "--max-result-bytes", d.maxResultBytes(), Long::parseLong, 1L, Long.MAX_VALUE))
+            .withMaxResultBytesPerNamespace(
+                v.number(
+                    "--max-result-bytes-per-namespace",
+                    d.maxResultBytesPerNamespace(),
+                    Long::parseLong,
+                    1L,
+                    Long.MAX_VALUE))
             .withMaxTombstones(v.count("--max-tombstones", d.maxTombstones()))
             .withMaxResultsPerNamespace(
                 v.count("--max-results-per-namespace", d.maxResultsPerNamespace()))

@@ -49,6 +49,8 @@ class OptionsTest {
           "--max-results-per-namespace",
           "--max-registers-per-namespace",
           "--max-producers-per-namespace",
+          "--max-result-bytes",
+          "--max-result-bytes-per-namespace",
           "--max-awaiting-adoption",
           "--max-awaiting-adoption-per-namespace",
           "--max-awaiting-delete",
@@ -294,6 +296,8 @@ class OptionsTest {
             "--max-results-per-namespace", "10000",
             "--max-registers-per-namespace", "20000",
             "--max-producers-per-namespace", "50",
+            "--max-result-bytes", "1000000",
+            "--max-result-bytes-per-namespace", "250000",
             "--min-resync-interval", "1m");
     assertThat(set.caps.maxResults()).isEqualTo(100_000);
     assertThat(set.caps.maxRegisters()).isEqualTo(200_000);
@@ -301,6 +305,8 @@ class OptionsTest {
     assertThat(set.caps.maxResultsPerNamespace()).isEqualTo(10_000);
     assertThat(set.caps.maxRegistersPerNamespace()).isEqualTo(20_000);
     assertThat(set.caps.maxProducersPerNamespace()).isEqualTo(50);
+    assertThat(set.caps.maxResultBytes()).isEqualTo(1_000_000);
+    assertThat(set.caps.maxResultBytesPerNamespace()).isEqualTo(250_000);
     assertThat(set.minResyncInterval).isEqualTo(Duration.ofMinutes(1));
 
     Options kyverno =
