@@ -44,7 +44,10 @@ import org.slf4j.LoggerFactory;
  * connection must send its request and take the whole answer within the request timeout, or is
  * closed; a request head over 8 KiB is refused (431); and past {@code maxConnections} the oldest
  * connection is closed to admit the new one, so that a flood of idle connections delays a probe by
- * at most one accept. Every answer closes its connection ({@code Connection: close}).
+ * at most one accept. A connection is read as soon as it is accepted, and one round of the loop
+ * accepts at most half of {@code maxConnections}, so a flood of new connections cannot evict a
+ * probe's before its request is read. Every answer closes its connection ({@code Connection:
+ * close}).
  *
  * <p>No connection's failure stops the loop. Whatever one ready key throws (an {@code IOException},
  * or a {@code RuntimeException} such as the {@code CancelledKeyException} of a connection evicted
@@ -257,9 +260,18 @@ final class HealthServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Accepts at most half of {@code maxConnections} connections, so that every connection accepted
+   * gets one whole round of the loop to be read before later accepts could evict it as the oldest
+   * (the rest wait in the backlog for the next round), and reads each at once: a probe's request
+   * has usually arrived with its connection, and is answered before anything can evict it. Before,
+   * one accept took the whole backlog, and a flood of connections behind a probe's evicted the
+   * probe before its request was read (the hostile tenant's {@code health-flood}).
+   */
   private void accept() throws IOException {
+    int budget = Math.max(1, maxConnections / 2);
     SocketChannel c;
-    while ((c = server.accept()) != null) {
+    while (budget-- > 0 && (c = server.accept()) != null) {
       if (connections.size() >= maxConnections) {
         Iterator<SocketChannel> oldest = connections.keySet().iterator();
         SocketChannel evicted = oldest.next();
@@ -270,6 +282,7 @@ final class HealthServer implements AutoCloseable {
         c.configureBlocking(false);
         c.register(selector, SelectionKey.OP_READ);
         connections.put(c, new Connection(System.nanoTime() + timeoutNanos));
+        read(c);
       } catch (IOException | RuntimeException e) {
         LOG.debug("admitting a connection: {}", e.toString());
         drop(c);

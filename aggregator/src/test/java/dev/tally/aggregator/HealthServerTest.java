@@ -233,6 +233,68 @@ class HealthServerTest {
     assertThat(get(server, "/healthz")).startsWith("HTTP/1.1 200 OK");
   }
 
+  /**
+   * Probes keep being answered while clients keep opening connections, half-sending and resetting
+   * them (the hostile tenant's {@code health-flood}, which found it: /healthz went unanswered for 5
+   * s). Before, one accept took the whole backlog and evicted the oldest connections to admit them,
+   * among them a probe's whose request had not been read yet: the probe got a closed connection and
+   * no answer.
+   */
+  @Test
+  void probesAreAnsweredWhileAFloodKeepsConnecting() throws Exception {
+    Supplier<HealthServer.Answer> ok = () -> new HealthServer.Answer(200, "text/plain", "ok\n");
+    server = new HealthServer(0, Map.of("/healthz", ok), Duration.ofMinutes(5), 8);
+    InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.port());
+    byte[] half = "GET /heal".getBytes(StandardCharsets.ISO_8859_1);
+    java.util.concurrent.atomic.AtomicBoolean done =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    Callable<Integer> flood =
+        () -> {
+          Deque<Socket> open = new ArrayDeque<>();
+          int made = 0;
+          try {
+            while (!done.get()) {
+              Socket socket = new Socket();
+              socket.setSoLinger(true, 0);
+              open.add(socket);
+              try {
+                socket.connect(address, READ_BOUND_MILLIS);
+                socket.getOutputStream().write(half);
+                made++;
+              } catch (IOException e) {
+                // evicted before it wrote: a flood's connection may fail
+              }
+              if (open.size() > 40) {
+                open.remove().close();
+              }
+            }
+          } finally {
+            for (Socket socket : open) {
+              socket.close();
+            }
+          }
+          return made;
+        };
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    List<String> answers = new ArrayList<>();
+    try {
+      List<Future<Integer>> floods = List.of(pool.submit(flood), pool.submit(flood));
+      for (int i = 0; i < 40; i++) {
+        answers.add(get(server, "/healthz"));
+      }
+      done.set(true);
+      for (Future<Integer> f : floods) {
+        assertThat(f.get(READ_BOUND_MILLIS, TimeUnit.MILLISECONDS))
+            .as("the flood kept connecting")
+            .isPositive();
+      }
+    } finally {
+      done.set(true);
+      pool.shutdownNow();
+    }
+    assertThat(answers).as("every probe answered").allMatch(a -> a.startsWith("HTTP/1.1 200 OK"));
+  }
+
   @Test
   void aClientThatDoesNotFinishItsRequestIsDisconnectedAtTheTimeout() throws IOException {
     HealthServer s = start(Duration.ofMillis(200));
