@@ -8,6 +8,7 @@ import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Severity;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.merge.names.ClusterScopedKinds;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,7 +25,10 @@ import java.util.Set;
  *   <li><b>Producer</b>: {@code trivy-operator/config-audit}.
  *   <li><b>Subject</b>: the report's controller owner reference (else its first), in the report's
  *       own namespace: trivy-operator makes each report owned by the resource it scanned, so
- *       garbage collection removes the report with it. A report without one is refused.
+ *       garbage collection removes the report with it. A report without one is refused, and so is
+ *       one whose owner is of a cluster-scoped kind ({@link ClusterScopedKinds}: trivy-operator
+ *       reports those in ClusterConfigAuditReports, so it is a claim about something outside the
+ *       report's namespace).
  *   <li><b>Coverage</b>: one key, ({@code trivy}, {@code config-audit}). A report is the whole of
  *       one scan of its resource, and trivy-operator by default records failed checks only, so the
  *       checks it lists cannot be the coverage: a check fixed since the last scan is simply absent.
@@ -68,6 +72,20 @@ public final class TrivyMapping {
                         "metadata.ownerReferences",
                         "a ConfigAuditReport names the resource it is about by its owner"
                             + " reference; it has none"));
+    if (ClusterScopedKinds.contains(owner.apiVersion(), owner.kind())) {
+      // trivy-operator reports cluster-scoped resources in ClusterConfigAuditReports; a namespaced
+      // report owned by one is a tenant's claim about something outside its namespace
+      throw new InvalidReportException(
+          "metadata.ownerReferences",
+          "names "
+              + owner.kind()
+              + " "
+              + owner.name()
+              + " ("
+              + owner.apiVersion()
+              + "), which is cluster-scoped: a ConfigAuditReport is about a resource of its own"
+              + " namespace");
+    }
     Timestamp observedAt =
         audit
             .updated()

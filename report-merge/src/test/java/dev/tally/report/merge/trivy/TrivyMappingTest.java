@@ -143,4 +143,44 @@ class TrivyMappingTest {
         .isInstanceOf(InvalidReportException.class)
         .hasMessageContaining("report.updateTimestamp");
   }
+
+  /**
+   * A namespaced report owned by a cluster-scoped object (a tenant's forged owner reference naming
+   * {@code Namespace kube-system}) is refused: before, its results were scoped to that Namespace in
+   * the tenant's report.
+   */
+  @Test
+  void aReportOwnedByAClusterScopedKindIsRefused() {
+    for (ConfigAudit.Owner owner :
+        List.of(
+            new ConfigAudit.Owner("v1", "Namespace", "kube-system", "u-ns", true),
+            new ConfigAudit.Owner("v1", "Node", "node-1", "u-node", true),
+            new ConfigAudit.Owner(
+                "rbac.authorization.k8s.io/v1", "ClusterRole", "admin", "u-cr", true))) {
+      assertThatThrownBy(
+              () ->
+                  TrivyMapping.map(
+                      new ConfigAudit(
+                          "shop",
+                          "r",
+                          List.of(owner),
+                          Optional.of(UPDATED),
+                          Optional.empty(),
+                          List.of())))
+          .isInstanceOf(InvalidReportException.class)
+          .hasMessageContaining("metadata.ownerReferences")
+          .hasMessageContaining("cluster-scoped");
+    }
+    // a custom kind of the same name in another group is not one
+    PartialReport custom =
+        TrivyMapping.map(
+            new ConfigAudit(
+                "shop",
+                "r",
+                List.of(new ConfigAudit.Owner("example.com/v1", "Node", "n", "u-x", true)),
+                Optional.of(UPDATED),
+                Optional.empty(),
+                List.of()));
+    assertThat(custom.subject().kind()).isEqualTo("Node");
+  }
 }
