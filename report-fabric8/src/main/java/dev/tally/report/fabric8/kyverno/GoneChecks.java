@@ -23,9 +23,10 @@ import java.util.Set;
  * Which resources are gone, when Kyverno's intermediate reports are deleted after merging and the
  * per-resource reports are the state: a report known to be in the cluster that vanished (garbage
  * collection) is about a resource that may be gone; that resource is read, by name, metadata only,
- * and is gone when it is not there or has another uid. A failed read is not "gone": it is asked
- * again after a backoff. Split out of {@link IntermediateReports}, which keeps the reports' own
- * lifecycle (merged, deleted, adopted).
+ * and is gone when it is not there or has another uid (many of one namespace and kind at once: one
+ * LIST of their kind there). A failed read is not "gone": it is asked again after a backoff. Split
+ * out of {@link IntermediateReports}, which keeps the reports' own lifecycle (merged, deleted,
+ * adopted).
  */
 final class GoneChecks {
   /** A gone-check that failed {@code failures} times in a row, tried again at {@code nextTry}. */
@@ -90,8 +91,9 @@ final class GoneChecks {
         toCheck.add(r.getKey());
       }
     }
-    for (Subject s : toCheck) {
-      ResourceLookups.Outcome outcome = lookups.uidOf(s, null);
+    for (var e : lookUp(toCheck).entrySet()) {
+      Subject s = e.getKey();
+      ResourceLookups.Outcome outcome = e.getValue();
       if (outcome instanceof ResourceLookups.Outcome.Failed failed) {
         Recheck had = recheck.get(s);
         int failures = had == null ? 1 : had.failures() + 1;
@@ -130,6 +132,36 @@ final class GoneChecks {
       o.scope().ifPresent(s -> published.put(o.ref(), s));
     }
     return gone;
+  }
+
+  /**
+   * Subjects of one namespace and kind to check at once past which one LIST of their kind in the
+   * namespace answers them all, instead of a GET each.
+   */
+  static final int LIST_FROM = 8;
+
+  /**
+   * What the server says about each of {@code subjects}: a GET each, but one LIST for {@value
+   * #LIST_FROM} or more of one namespace, apiVersion and kind. Before, a tenant deleting its
+   * namespace's reports with one delete-collection (or a Deployment scaled down) cost one GET per
+   * report on the aggregator thread, at every resync the reports were deleted again.
+   */
+  private Map<Subject, ResourceLookups.Outcome> lookUp(Set<Subject> subjects) {
+    Map<List<String>, List<Subject>> byCollection = new LinkedHashMap<>();
+    for (Subject s : subjects) {
+      byCollection
+          .computeIfAbsent(List.of(s.namespace(), s.apiVersion(), s.kind()), k -> new ArrayList<>())
+          .add(s);
+    }
+    Map<Subject, ResourceLookups.Outcome> out = new LinkedHashMap<>();
+    for (List<Subject> group : byCollection.values()) {
+      if (group.size() >= LIST_FROM) {
+        out.putAll(lookups.uidsOf(group));
+      } else {
+        group.forEach(s -> out.put(s, lookups.uidOf(s, null)));
+      }
+    }
+    return out;
   }
 
   /** The reports {@code refs} were read again: those the cluster holds are {@code observed}. */

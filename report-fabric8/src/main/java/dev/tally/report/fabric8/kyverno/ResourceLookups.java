@@ -14,6 +14,8 @@ import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.net.HttpURLConnection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -39,6 +41,10 @@ final class ResourceLookups {
   /** The media type of a metadata-only answer. */
   static final String METADATA_ONLY =
       "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+
+  /** The media type of a metadata-only LIST. */
+  static final String METADATA_LIST =
+      "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
 
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
@@ -87,12 +93,15 @@ final class ResourceLookups {
     discovered.clear();
   }
 
+  /** Where the resources of a subject's kind are served: the collection's path and its name. */
+  private record Collection(String path, String shown) {}
+
   /**
-   * The uid of the resource {@code subject} names.
-   *
-   * @param plural the resource's plural when the report names it, else null (then discovery)
+   * The collection {@code subject}'s resource belongs to, or what the lookup already knows without
+   * asking for the object ({@link Outcome.Absent} when no object can have its name or its kind is
+   * not served, {@link Outcome.Skipped}, {@link Outcome.Failed} when discovery failed).
    */
-  Outcome uidOf(Subject subject, @Nullable String plural) {
+  private Object collection(Subject subject, @Nullable String plural) {
     String apiVersion = subject.apiVersion().isEmpty() ? "v1" : subject.apiVersion();
     int slash = apiVersion.indexOf('/');
     String group = slash < 0 ? "" : apiVersion.substring(0, slash);
@@ -127,25 +136,125 @@ final class ResourceLookups {
     if (!settings.mayRead(group, resource)) {
       return new Outcome.Skipped(shown);
     }
-    String path =
+    return new Collection(
         base(apiVersion)
             + (subject.namespace().isEmpty() ? "" : "/namespaces/" + subject.namespace())
             + "/"
-            + resource
-            + "/"
-            + subject.name();
+            + resource,
+        shown);
+  }
+
+  /**
+   * The uid of the resource {@code subject} names.
+   *
+   * @param plural the resource's plural when the report names it, else null (then discovery)
+   */
+  Outcome uidOf(Subject subject, @Nullable String plural) {
+    Object found = collection(subject, plural);
+    if (!(found instanceof Collection c)) {
+      return (Outcome) found;
+    }
     String what =
         "get metadata of "
-            + shown
+            + c.shown()
             + " "
             + (subject.namespace().isEmpty() ? "" : subject.namespace() + "/")
             + subject.name();
     try {
-      Optional<String> uid = calls.call(what, () -> readMetadata(what, path));
+      Optional<String> uid =
+          calls.call(what, () -> readMetadata(what, c.path() + "/" + subject.name()));
       return uid.<Outcome>map(Outcome.Found::new).orElseGet(Outcome.Absent::new);
     } catch (KubernetesClientException e) {
-      return new Outcome.Failed(shown, RequestFailedException.rootCause(e));
+      return new Outcome.Failed(c.shown(), RequestFailedException.rootCause(e));
     }
+  }
+
+  /** The page size of {@link #uidsOf}'s LIST. */
+  static final int LIST_PAGE = 500;
+
+  /**
+   * The uids of the resources {@code subjects} name, all of one namespace, apiVersion and kind, by
+   * one LIST of their collection (metadata only, in pages of {@value #LIST_PAGE}) instead of one
+   * GET each: what a gone-check of many reports that vanished at once (a delete-collection) costs.
+   * Each subject's outcome is {@link Outcome.Found} or {@link Outcome.Absent} by name, or the same
+   * {@link Outcome.Skipped} or {@link Outcome.Failed} for all.
+   */
+  Map<Subject, Outcome> uidsOf(List<Subject> subjects) {
+    Map<Subject, Outcome> out = new LinkedHashMap<>();
+    Subject first =
+        subjects.stream().filter(s -> SEGMENT.matcher(s.name()).matches()).findFirst().orElse(null);
+    if (first == null) {
+      subjects.forEach(s -> out.put(s, new Outcome.Absent())); // no object can have their names
+      return out;
+    }
+    Object found = collection(first, null);
+    if (!(found instanceof Collection c)) {
+      for (Subject s : subjects) {
+        // a name no object can have is absent whatever the collection
+        Outcome shared = (Outcome) found;
+        out.put(s, shared instanceof Outcome.Absent ? shared : uidOfNameOnly(s, shared));
+      }
+      return out;
+    }
+    String what =
+        "list metadata of "
+            + c.shown()
+            + (first.namespace().isEmpty() ? "" : " in " + first.namespace());
+    Map<String, String> uids;
+    try {
+      uids = calls.call(what, () -> listMetadata(what, c.path()));
+    } catch (KubernetesClientException e) {
+      Outcome failed = new Outcome.Failed(c.shown(), RequestFailedException.rootCause(e));
+      subjects.forEach(s -> out.put(s, failed));
+      return out;
+    }
+    for (Subject s : subjects) {
+      String uid = uids.get(s.name());
+      out.put(s, uid == null ? new Outcome.Absent() : new Outcome.Found(uid));
+    }
+    return out;
+  }
+
+  /** {@code shared}, unless no object can have {@code s}'s name: then absent. */
+  private static Outcome uidOfNameOnly(Subject s, Outcome shared) {
+    return SEGMENT.matcher(s.name()).matches() ? shared : new Outcome.Absent();
+  }
+
+  /** Name to uid of every object of the collection at {@code path}, page by page. */
+  private Map<String, String> listMetadata(String what, String path) {
+    Map<String, String> uids = new HashMap<>();
+    String next = null;
+    do {
+      String page =
+          path
+              + "?limit="
+              + LIST_PAGE
+              + (next == null
+                  ? ""
+                  : "&continue="
+                      + java.net.URLEncoder.encode(next, java.nio.charset.StandardCharsets.UTF_8));
+      HttpResponse<String> response = get(what, page, METADATA_LIST);
+      if (response.code() != HttpURLConnection.HTTP_OK) {
+        throw failure(what, response, status(response));
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> list = SERIALIZATION.unmarshal(response.body(), Map.class);
+      Object items = list == null ? null : list.get("items");
+      if (items instanceof List<?> l) {
+        for (Object item : l) {
+          Object metadata = item instanceof Map<?, ?> m ? m.get("metadata") : null;
+          if (metadata instanceof Map<?, ?> meta
+              && meta.get("name") instanceof String name
+              && meta.get("uid") instanceof String uid) {
+            uids.put(name, uid);
+          }
+        }
+      }
+      Object meta = list == null ? null : list.get("metadata");
+      Object cont = meta instanceof Map<?, ?> m ? m.get("continue") : null;
+      next = cont instanceof String c && !c.isEmpty() ? c : null;
+    } while (next != null);
+    return uids;
   }
 
   /** {@code <plural>} or {@code <plural>.<group>}. */

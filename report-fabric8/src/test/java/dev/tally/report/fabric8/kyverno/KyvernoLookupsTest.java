@@ -266,6 +266,58 @@ class KyvernoLookupsTest {
     assertThat(requests.getHeader("Accept")).isEqualTo(ResourceLookups.METADATA_ONLY);
   }
 
+  /**
+   * Many reports of one namespace vanishing at once (a tenant's delete-collection, a Deployment
+   * scaled down) are checked by one LIST of their kind there, metadata only, not a GET each: the
+   * pods the LIST does not hold, or holds with another uid, are gone. Before, 12 GETs.
+   */
+  @Test
+  void manyVanishedReportsOfOneNamespaceAreCheckedByOneList() throws Exception {
+    server.expect().get().withPath("/api/v1").andReturn(200, coreDiscovery()).always();
+    Map<String, Object> page =
+        Map.of(
+            "kind",
+            "PartialObjectMetadataList",
+            "apiVersion",
+            "meta.k8s.io/v1",
+            "metadata",
+            Map.of(),
+            "items",
+            List.of(
+                Map.of("metadata", Map.of("name", "web-0", "uid", "u-0")),
+                Map.of("metadata", Map.of("name", "web-1", "uid", "u-1")),
+                Map.of("metadata", Map.of("name", "web-2", "uid", "another"))));
+    server
+        .expect()
+        .get()
+        .withPath("/api/v1/namespaces/team/pods?limit=" + ResourceLookups.LIST_PAGE)
+        .andReturn(200, page)
+        .once();
+    IntermediateReports reports = reports(input());
+    List<Subject> pods = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      pods.add(Subject.of("v1", "Pod", NS, "web-" + i, "u-" + i));
+    }
+    List<AggregateReport> owned = ownedReportsAbout(pods);
+    assertThat(reports.observed(owned).seeds()).hasSize(12);
+    requests();
+
+    List<Subject> gone = reports.observed(List.of()).gone();
+    assertThat(gone)
+        .extracting(Subject::name)
+        .as("not listed, or listed with another uid")
+        .containsExactlyInAnyOrder(
+            "web-2", "web-3", "web-4", "web-5", "web-6", "web-7", "web-8", "web-9", "web-10",
+            "web-11");
+    List<RecordedRequest> sent = requests();
+    assertThat(sent)
+        .extracting(RecordedRequest::getPath)
+        .filteredOn(path -> path.startsWith("/api/v1/namespaces"))
+        .containsExactly("/api/v1/namespaces/team/pods?limit=" + ResourceLookups.LIST_PAGE);
+    assertThat(sent.get(sent.size() - 1).getHeader("Accept"))
+        .isEqualTo(ResourceLookups.METADATA_LIST);
+  }
+
   private RecordedRequest requests;
 
   /** The requests since the last call. */
@@ -280,6 +332,21 @@ class KyvernoLookupsTest {
       }
     }
     return out;
+  }
+
+  private static List<AggregateReport> ownedReportsAbout(List<Subject> subjects) {
+    ReportAggregator aggregator =
+        ReportAggregator.builder().grouping(Grouping.kyvernoPerResource()).build();
+    for (Subject subject : subjects) {
+      aggregator.apply(
+          PartialReport.builder()
+              .producer("kyverno")
+              .subject(subject)
+              .results(List.of(RealServer.fail("require-labels")))
+              .observedAt(Timestamp.ofSeconds(1_900_000_000L))
+              .build());
+    }
+    return aggregator.aggregates();
   }
 
   private static List<AggregateReport> ownedReportAbout(Subject subject) {
