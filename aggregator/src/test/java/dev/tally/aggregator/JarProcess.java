@@ -15,13 +15,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The built {@code tally-aggregator.jar} run as a child process ({@code java -jar}), its standard
- * output and error in files under target/, and its HTTP endpoints.
+ * output and error in files under target/, and its HTTP endpoints. Public for the hostile-tenant
+ * harness ({@code dev.tally.aggregator.hostile}).
  */
-final class JarProcess implements AutoCloseable {
+public final class JarProcess implements AutoCloseable {
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  final Process process;
+  public final Process process;
   private final Path stdout;
   private final Path stderr;
   private final int httpPort;
@@ -33,7 +34,7 @@ final class JarProcess implements AutoCloseable {
     this.httpPort = httpPort;
   }
 
-  static Path jar() {
+  public static Path jar() {
     Path jar = Path.of(System.getProperty("tally.aggregator.jar", "target/tally-aggregator.jar"));
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(
@@ -43,12 +44,13 @@ final class JarProcess implements AutoCloseable {
   }
 
   /** Starts the jar with {@code args}; {@code httpPort} is the one passed in them, or 0. */
-  static JarProcess start(String name, int httpPort, String... args) {
+  public static JarProcess start(String name, int httpPort, String... args) {
     return start(name, httpPort, List.of(), args);
   }
 
   /** Starts the jar with {@code jvmOptions} before {@code -jar} and {@code args} after it. */
-  static JarProcess start(String name, int httpPort, List<String> jvmOptions, String... args) {
+  public static JarProcess start(
+      String name, int httpPort, List<String> jvmOptions, String... args) {
     try {
       Path logs = Files.createDirectories(Path.of("target", "jar-runs"));
       Path out = logs.resolve(name + ".out");
@@ -74,7 +76,7 @@ final class JarProcess implements AutoCloseable {
   }
 
   /** Waits for the process to end, at most {@code timeout}; its exit code. */
-  int waitFor(Duration timeout) throws InterruptedException {
+  public int waitFor(Duration timeout) throws InterruptedException {
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       process.destroyForcibly();
       throw new AssertionError(
@@ -83,21 +85,21 @@ final class JarProcess implements AutoCloseable {
     return process.exitValue();
   }
 
-  String stdout() {
+  public String stdout() {
     return read(stdout);
   }
 
-  String stderr() {
+  public String stderr() {
     return read(stderr);
   }
 
   /** Both streams, for failure messages. */
-  String output() {
+  public String output() {
     return "--- stdout\n" + stdout() + "--- stderr\n" + stderr();
   }
 
   /** GET of {@code path} on the HTTP port: the status, or -1 when nothing answers. */
-  HttpResponse<String> get(String path) throws IOException, InterruptedException {
+  public HttpResponse<String> get(String path) throws IOException, InterruptedException {
     return HTTP.send(
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
             .timeout(Duration.ofSeconds(5))
@@ -105,7 +107,7 @@ final class JarProcess implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString());
   }
 
-  int status(String path) {
+  public int status(String path) {
     try {
       return get(path).statusCode();
     } catch (IOException e) {

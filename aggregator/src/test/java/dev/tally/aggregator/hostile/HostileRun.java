@@ -1,0 +1,407 @@
+package dev.tally.aggregator.hostile;
+
+import dev.tally.aggregator.JarProcess;
+import dev.tally.report.api.Result;
+import dev.tally.testenv.Await;
+import dev.tally.testenv.RealKubernetes;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One run of the harness against one input: the aggregator jar started as the chart starts it (its
+ * JVM options, a heap limit) as a ServiceAccount bound to the input's shipped roles; a tenant
+ * running {@link Plan}'s steps; the victim changing and evaluating its Pods. The run's contract,
+ * checked throughout:
+ *
+ * <ul>
+ *   <li>after each change of the victim, its reports equal the model's within the staleness bound
+ *       (a bounded poll: {@link Await});
+ *   <li>{@code /healthz} answers 200 within the probe timeout (5 s) every time it is probed (every
+ *       second);
+ *   <li>the process's RSS ({@code /proc/<pid>/status} VmRSS, sampled every second) stays under the
+ *       limit, and the process never exits.
+ * </ul>
+ *
+ * The first breach ends the run and is its failure, with the step the tenant had reached.
+ */
+final class HostileRun {
+  static final String TENANT_ROLE = "tally-hostile-tenant";
+
+  /** What a run is given. */
+  record Settings(
+      long seed,
+      Dialect input,
+      Duration duration,
+      Duration pace,
+      Duration stalenessBound,
+      long rssLimitKiB,
+      String heap,
+      long maxRequests) {}
+
+  /** What a run found: its figures, and its failure if it had one. */
+  record Outcome(
+      Settings settings,
+      Plan plan,
+      List<Plan.Step> executed,
+      @Nullable String failure,
+      int failedAtStep,
+      Figures figures) {
+    boolean failed() {
+      return failure != null;
+    }
+  }
+
+  private static final AtomicInteger RUNS = new AtomicInteger();
+
+  /** How long a probe waits for its answer. */
+  static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
+
+  private static final HttpClient PROBE =
+      HttpClient.newBuilder().connectTimeout(PROBE_TIMEOUT).build();
+
+  private final RealKubernetes.Cluster cluster;
+  private final Settings settings;
+  private final Plan plan;
+  private final AtomicReference<String> failure = new AtomicReference<>();
+  private final AtomicInteger failedAtStep = new AtomicInteger(-1);
+  private final List<Plan.Step> executed = Collections.synchronizedList(new ArrayList<>());
+  private final AtomicInteger probes = new AtomicInteger();
+  private final AtomicInteger probeFailures = new AtomicInteger();
+  private final AtomicLong peakRss = new AtomicLong();
+  private volatile int lastStep = -1;
+
+  private HostileRun(RealKubernetes.Cluster cluster, Settings settings, Plan plan) {
+    this.cluster = cluster;
+    this.settings = settings;
+    this.plan = plan;
+  }
+
+  static Outcome run(RealKubernetes.Cluster cluster, Settings settings, Plan plan)
+      throws Exception {
+    return new HostileRun(cluster, settings, plan).run();
+  }
+
+  private void fail(String why) {
+    if (failure.compareAndSet(null, why)) {
+      failedAtStep.set(lastStep);
+    }
+  }
+
+  private Outcome run() throws Exception {
+    int n = RUNS.incrementAndGet();
+    KubernetesClient admin = cluster.admin();
+    Dialect input = settings.input();
+    input.install(admin);
+    installTenantRole(admin);
+    awaitReportsServed(admin);
+    String tenantNs = cluster.otherNamespace("t" + n);
+    String victimNs = cluster.otherNamespace("v" + n);
+    String account = "aggregator-" + n;
+    cluster.serviceAccount(account, input.aggregatorRoles().toArray(String[]::new));
+    KubernetesClient tenantClient = cluster.tenant("tenant", tenantNs, TENANT_ROLE);
+    KubernetesClient producer = cluster.tenant("producer", victimNs, TENANT_ROLE);
+    Path dir = Files.createDirectories(Path.of("target", "hostile-tenant"));
+    Path kubeconfig = dir.resolve(account + ".kubeconfig");
+    Files.writeString(
+        kubeconfig, cluster.env().serviceAccountKubeconfig(cluster.namespace(), account));
+    int port = freePort();
+    List<String> args = new ArrayList<>(input.flags());
+    args.addAll(
+        List.of(
+            "--kubeconfig",
+            kubeconfig.toString(),
+            "--format",
+            "wgpolicy",
+            "--lease-namespace",
+            cluster.namespace(),
+            "--lease-name",
+            "tally-hostile-" + n,
+            "--identity",
+            "hostile-" + n,
+            "--http-port",
+            Integer.toString(port)));
+    // the chart's JVM options, with the heap its memory limit gives (MaxRAMPercentage=75 of it)
+    List<String> jvm =
+        List.of("-Xmx" + settings.heap(), "-XX:+ExitOnOutOfMemoryError", "-XX:TieredStopAtLevel=1");
+    Victim victim =
+        new Victim(
+            admin,
+            producer,
+            victimNs,
+            input,
+            new SplittableRandom(settings.seed() ^ 0x5DEECE66DL),
+            Victim.baseSeconds());
+    List<Long> staleness = new ArrayList<>();
+    int changes = 0;
+    long started = System.nanoTime();
+    ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+    ScheduledExecutorService attacker = Executors.newSingleThreadScheduledExecutor();
+    int restarts = 0;
+    try (JarProcess jar =
+            JarProcess.start(
+                "hostile-" + input.flag + "-" + n, port, jvm, args.toArray(String[]::new));
+        Tenant tenant =
+            new Tenant(
+                tenantClient,
+                tenantNs,
+                victimNs,
+                input,
+                port,
+                victim::subjects,
+                settings.maxRequests())) {
+      Await.until(
+          "the aggregator is ready (" + input.flag + ")",
+          () -> {
+            if (!jar.process.isAlive()) {
+              throw new AssertionError(
+                  "the aggregator exited before it was ready\n" + jar.output());
+            }
+            return probe(port, "/readyz") == 200;
+          },
+          Duration.ofSeconds(180));
+      long pid = jar.process.pid();
+      sampler.scheduleWithFixedDelay(() -> sample(jar, port, pid), 0, 1, TimeUnit.SECONDS);
+      AtomicInteger next = new AtomicInteger();
+      attacker.scheduleWithFixedDelay(
+          () -> attack(tenant, next),
+          settings.pace().toMillis(),
+          settings.pace().toMillis(),
+          TimeUnit.MILLISECONDS);
+
+      long deadline = started + settings.duration().toNanos();
+      while (System.nanoTime() < deadline && failure.get() == null) {
+        String what;
+        try {
+          what = victim.change();
+        } catch (RuntimeException e) {
+          fail("the victim's change failed: " + e);
+          break;
+        }
+        changes++;
+        long t0 = System.nanoTime();
+        AtomicInteger polls = new AtomicInteger();
+        AtomicReference<Map<String, List<Result>>> last = new AtomicReference<>();
+        try {
+          Await.until(
+              "the victim's reports equal the model after: " + what,
+              () -> {
+                if (failure.get() != null) {
+                  return true;
+                }
+                // one LIST every tenth poll (100 ms), not every 10 ms
+                if (polls.getAndIncrement() % 10 != 0) {
+                  return false;
+                }
+                Map<String, List<Result>> now = victim.actual();
+                last.set(now);
+                return now.equals(victim.expected());
+              },
+              settings.stalenessBound());
+        } catch (AssertionError e) {
+          fail(
+              "the victim's reports did not equal the model within "
+                  + settings.stalenessBound().toSeconds()
+                  + " s after: "
+                  + what
+                  + "\n  model:   "
+                  + victim.expected()
+                  + "\n  cluster: "
+                  + last.get());
+          break;
+        }
+        if (failure.get() == null) {
+          staleness.add((System.nanoTime() - t0) / 1_000_000);
+        }
+      }
+      attacker.shutdownNow();
+      sampler.shutdownNow();
+      attacker.awaitTermination(120, TimeUnit.SECONDS);
+      sampler.awaitTermination(30, TimeUnit.SECONDS);
+      if (!jar.process.isAlive()) {
+        restarts = 1;
+        fail("the aggregator exited (" + jar.process.exitValue() + ")");
+      }
+      if (failure.get() != null) {
+        System.err.println(
+            "hostile-tenant: the aggregator's log of the failed run: "
+                + Path.of("target", "jar-runs", "hostile-" + input.flag + "-" + n + ".err")
+                    .toAbsolutePath());
+      }
+      Map<String, Integer> stepsByKind = new TreeMap<>();
+      synchronized (executed) {
+        executed.forEach(s -> stepsByKind.merge(s.kind().name(), 1, Integer::sum));
+      }
+      Figures figures =
+          new Figures(
+              input,
+              settings.seed(),
+              (System.nanoTime() - started) / 1_000_000,
+              changes,
+              List.copyOf(staleness),
+              probes.get(),
+              probeFailures.get(),
+              peakRss.get(),
+              settings.rssLimitKiB(),
+              restarts,
+              tenant.requests(),
+              stepsByKind,
+              tenant.answers());
+      return new Outcome(
+          settings, plan, List.copyOf(executed), failure.get(), failedAtStep.get(), figures);
+    } finally {
+      attacker.shutdownNow();
+      sampler.shutdownNow();
+      admin.namespaces().withName(tenantNs).delete();
+      admin.namespaces().withName(victimNs).delete();
+    }
+  }
+
+  private void attack(Tenant tenant, AtomicInteger next) {
+    if (failure.get() != null) {
+      return;
+    }
+    int i = next.getAndIncrement();
+    if (i >= plan.steps().size()) {
+      return;
+    }
+    Plan.Step step = plan.steps().get(i);
+    lastStep = step.index();
+    executed.add(step);
+    tenant.stepOf(step.kind().name());
+    try {
+      step.kind().attack().step(tenant, new SplittableRandom(step.seed()));
+    } catch (Tenant.BudgetSpent e) {
+      next.set(Integer.MAX_VALUE);
+    } catch (Exception | AssertionError e) {
+      // a step the harness itself could not make: counted and shown, the run goes on
+      tenant.count("harness-error " + e.getClass().getSimpleName());
+      System.err.println("hostile-tenant: step " + step + " could not be made: " + e);
+    }
+  }
+
+  private void sample(JarProcess jar, int port, long pid) {
+    try {
+      if (!jar.process.isAlive()) {
+        fail("the aggregator exited (" + jar.process.exitValue() + ")");
+        return;
+      }
+      long rss = vmRssKiB(pid);
+      peakRss.accumulateAndGet(rss, Math::max);
+      if (rss > settings.rssLimitKiB()) {
+        fail("the aggregator's RSS is " + rss / 1024 + " MiB, over its limit");
+      }
+      int status = probe(port, "/healthz");
+      probes.incrementAndGet();
+      if (status != 200) {
+        probeFailures.incrementAndGet();
+        fail(
+            "/healthz answered "
+                + (status < 0 ? "nothing within " + PROBE_TIMEOUT.toSeconds() + " s" : status));
+      }
+    } catch (RuntimeException e) {
+      fail("sampling the aggregator failed: " + e);
+    }
+  }
+
+  /** GET {@code path} on loopback within {@link #PROBE_TIMEOUT}; -1 when no answer. */
+  static int probe(int port, String path) {
+    try {
+      return PROBE
+          .send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                  .timeout(PROBE_TIMEOUT)
+                  .build(),
+              HttpResponse.BodyHandlers.discarding())
+          .statusCode();
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  /** The process's resident set, from {@code /proc/<pid>/status}; 0 once it is gone. */
+  static long vmRssKiB(long pid) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+        if (line.startsWith("VmRSS:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", ""));
+        }
+      }
+      return 0;
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  static void installTenantRole(KubernetesClient admin) {
+    try (InputStream in = HostileRun.class.getResourceAsStream("tenant-namespace-admin.yaml")) {
+      if (in == null) {
+        throw new IllegalStateException("tenant-namespace-admin.yaml is missing");
+      }
+      String yaml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      for (HasMetadata item :
+          admin
+              .load(new java.io.ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
+              .items()) {
+        admin.resource(item).createOr(existing -> existing.update());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The control plane installs the report CRDs at its start; they answer once served. */
+  private static void awaitReportsServed(KubernetesClient admin) {
+    Await.until(
+        "the report kinds are served",
+        () -> {
+          try {
+            admin
+                .resources(dev.tally.report.fabric8.resource.PolicyReportResource.class)
+                .inAnyNamespace()
+                .list();
+            admin
+                .resources(dev.tally.report.fabric8.resource.PartialReportResource.class)
+                .inAnyNamespace()
+                .list();
+            return true;
+          } catch (RuntimeException e) {
+            return false;
+          }
+        },
+        Duration.ofSeconds(60));
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}
