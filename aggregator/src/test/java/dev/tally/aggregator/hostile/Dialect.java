@@ -302,7 +302,7 @@ enum Dialect {
   /** The aggregator's flags for this input. */
   abstract List<String> flags();
 
-  /** The shipped ClusterRoles the aggregator's account is bound to (the Lease's last). */
+  /** The shipped ClusterRoles the aggregator's account is bound to; the first names its Lease. */
   abstract List<String> aggregatorRoles();
 
   /** Installs the input's CRDs and the aggregator's roles. */

@@ -121,6 +121,9 @@ final class HostileRun {
     awaitReportsServed(admin);
     String tenantNs = cluster.otherNamespace("t" + n);
     String victimNs = cluster.otherNamespace("v" + n);
+    // the Lease of each run in a namespace of its own: a run's Lease is never released (its
+    // process is killed), and the shipped Lease role names one Lease
+    String leaseNs = cluster.otherNamespace("l" + n);
     String account = "aggregator-" + n;
     cluster.serviceAccount(account, input.aggregatorRoles().toArray(String[]::new));
     KubernetesClient tenantClient = cluster.tenant("tenant", tenantNs, TENANT_ROLE);
@@ -138,9 +141,9 @@ final class HostileRun {
             "--format",
             "wgpolicy",
             "--lease-namespace",
-            cluster.namespace(),
+            leaseNs,
             "--lease-name",
-            "tally-hostile-" + n,
+            input.aggregatorRoles().get(0),
             "--identity",
             "hostile-" + n,
             "--http-port",
@@ -278,6 +281,7 @@ final class HostileRun {
       sampler.shutdownNow();
       admin.namespaces().withName(tenantNs).delete();
       admin.namespaces().withName(victimNs).delete();
+      admin.namespaces().withName(leaseNs).delete();
     }
   }
 

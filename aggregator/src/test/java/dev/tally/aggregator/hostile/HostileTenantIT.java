@@ -105,7 +105,6 @@ class HostileTenantIT {
       }
       banner.append(line);
       System.out.println(banner);
-      System.err.println(banner);
 
       HostileRun.Settings settings = settings(seed, input, each);
       Plan plan = Plan.of(seed, kinds, maxSteps);
@@ -133,7 +132,6 @@ class HostileTenantIT {
   private static void report(HostileRun.Outcome outcome, Path figuresFile) throws IOException {
     String text = outcome.figures().text();
     System.out.println("HOSTILE TENANT FIGURES\n" + text);
-    System.err.println("HOSTILE TENANT FIGURES\n" + text);
     Files.createDirectories(figuresFile.toAbsolutePath().getParent());
     if (!Files.exists(figuresFile)) {
       Files.writeString(figuresFile, Figures.markdownHeader() + "\n");
@@ -147,22 +145,24 @@ class HostileTenantIT {
   }
 
   /**
-   * Re-runs the failing plan with one kind removed at a time (bounded by {@code
-   * tally.hostile.shrink-runs}), each run no longer than the failing one plus a minute, and keeps a
-   * removal when the run still fails: the smallest failing set of kinds found, and its sequence.
+   * Shrinks a failure: re-runs the failing plan without some of the kinds it had tried, halves
+   * first, then quarters, down to one kind at a time (at most {@code tally.hostile.shrink-runs}
+   * runs, each no longer than the failing one plus a minute and up to the step it failed at), and
+   * keeps a removal when the run still fails: the smallest failing set of kinds found, and its
+   * sequence.
    */
   private static String shrink(RealKubernetes.Cluster cluster, HostileRun.Outcome failed)
       throws Exception {
     HostileRun.Settings s = failed.settings();
     int maxRuns = Integer.getInteger("tally.hostile.shrink-runs", 4);
     int last = failed.failedAtStep();
-    Set<String> removed = new TreeSet<>();
-    List<String> candidates = new ArrayList<>();
+    List<String> needed = new ArrayList<>();
     for (Plan.Step step : failed.executed()) {
-      if (step.index() <= last && !candidates.contains(step.kind().name())) {
-        candidates.add(step.kind().name());
+      if (step.index() <= last && !needed.contains(step.kind().name())) {
+        needed.add(step.kind().name());
       }
     }
+    Set<String> removed = new TreeSet<>();
     Duration bound =
         Duration.ofMillis(
             Math.min(s.duration().toMillis(), failed.figures().elapsedMillis() + 60_000));
@@ -178,27 +178,40 @@ class HostileTenantIT {
             s.maxRequests());
     String lastFailure = failed.failure();
     int runs = 0;
-    for (String kind : candidates) {
-      if (runs >= maxRuns) {
-        break;
-      }
-      Set<String> without = new TreeSet<>(removed);
-      without.add(kind);
-      System.err.println("hostile-tenant: shrinking, a run without " + without);
-      HostileRun.Outcome again =
-          HostileRun.run(cluster, shorter, failed.plan().without(without, last));
-      runs++;
-      if (again.failed()) {
-        removed = without;
-        lastFailure = again.failure();
-        if (again.failedAtStep() >= 0) {
-          last = Math.min(last, again.failedAtStep());
+    int chunk = Math.max(1, needed.size() / 2);
+    while (runs < maxRuns && !needed.isEmpty()) {
+      boolean shrunkThisRound = false;
+      for (int from = 0; from < needed.size() && runs < maxRuns; from += chunk) {
+        List<String> drop = needed.subList(from, Math.min(needed.size(), from + chunk));
+        Set<String> without = new TreeSet<>(removed);
+        without.addAll(drop);
+        System.out.println("hostile-tenant: shrinking, a run without " + without);
+        HostileRun.Outcome again =
+            HostileRun.run(cluster, shorter, failed.plan().without(without, last));
+        runs++;
+        if (again.failed()) {
+          removed = without;
+          lastFailure = again.failure();
+          if (again.failedAtStep() >= 0) {
+            last = Math.min(last, again.failedAtStep());
+          }
+          needed = new ArrayList<>(needed);
+          needed.removeAll(drop);
+          shrunkThisRound = true;
+          break;
         }
       }
+      if (!shrunkThisRound) {
+        if (chunk == 1) {
+          break;
+        }
+        chunk = Math.max(1, chunk / 2);
+      } else {
+        chunk = Math.max(1, Math.min(chunk, needed.size() / 2));
+      }
     }
+    List<String> kinds = needed;
     Plan shrunk = failed.plan().without(removed, last);
-    List<String> kinds = new ArrayList<>(candidates);
-    kinds.removeAll(removed);
     StringBuilder b = new StringBuilder();
     b.append("HOSTILE TENANT FAILED: input ")
         .append(s.input().flag)
@@ -233,7 +246,6 @@ class HostileTenantIT {
         .append(" -Dtally.hostile.max-steps=")
         .append(last + 1);
     System.out.println(b);
-    System.err.println(b);
     return b.toString();
   }
 

@@ -38,7 +38,7 @@ final class Victim {
   private static final int MAX_PODS = 6;
 
   /** A Pod of the victim and what was last said of it. */
-  private record Tracked(Subject subject, Timestamp lastEvaluated, int scans) {}
+  private record Tracked(Subject subject, Timestamp lastObserved, int scans) {}
 
   private final KubernetesClient admin;
   private final KubernetesClient producer;
@@ -164,8 +164,14 @@ final class Victim {
         Dialect.ready(dialect.statement(written))
             .orElseThrow(() -> new IllegalStateException("the victim's evaluation says nothing"));
     model.apply(partial);
+    // the time the input says it was observed at (Kyverno's, for one, may be the report's own
+    // creation): the model's deletion must be at or after it, as the aggregator's is
+    Timestamp observed =
+        partial.observedAt().compareTo(pod.lastObserved()) > 0
+            ? partial.observedAt()
+            : pod.lastObserved();
     synchronized (pods) {
-      pods.put(name, new Tracked(pod.subject(), at, pod.scans() + 1));
+      pods.put(name, new Tracked(pod.subject(), observed, pod.scans() + 1));
     }
     return what + " " + name + " (" + findings.size() + " results)";
   }
@@ -176,7 +182,7 @@ final class Victim {
       pod = pods.remove(name);
     }
     admin.pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
-    model.deleteSubject(ns, pod.subject().uid(), pod.lastEvaluated());
+    model.deleteSubject(ns, pod.subject().uid(), pod.lastObserved());
     return "delete " + name;
   }
 
