@@ -123,7 +123,7 @@ class HostileTenantIT {
         input,
         duration,
         duration("tally.hostile.pace", "100ms"),
-        duration("tally.hostile.staleness-bound", "30s"),
+        duration("tally.hostile.staleness-bound", "60s"),
         Long.getLong("tally.hostile.rss-limit-mib", 1024) * 1024,
         System.getProperty("tally.hostile.heap", "768m"),
         Long.getLong("tally.hostile.max-requests", 200_000));
@@ -146,10 +146,11 @@ class HostileTenantIT {
 
   /**
    * Shrinks a failure: re-runs the failing plan without some of the kinds it had tried, halves
-   * first, then quarters, down to one kind at a time (at most {@code tally.hostile.shrink-runs}
-   * runs, each no longer than the failing one plus a minute and up to the step it failed at), and
-   * keeps a removal when the run still fails: the smallest failing set of kinds found, and its
-   * sequence.
+   * first, then quarters, down to one kind at a time, and keeps a removal when the run still fails;
+   * then cuts the sequence of what is left to its first half while the run still fails (at most
+   * {@code tally.hostile.shrink-runs} runs in all, each no longer than the failing one plus a
+   * minute and up to the step it failed at): the smallest failing set of kinds found, and the
+   * shortest sequence of their steps.
    */
   private static String shrink(RealKubernetes.Cluster cluster, HostileRun.Outcome failed)
       throws Exception {
@@ -209,6 +210,19 @@ class HostileTenantIT {
       } else {
         chunk = Math.max(1, Math.min(chunk, needed.size() / 2));
       }
+    }
+    // then the sequence: the first half of the steps up to the failure, while it still fails
+    while (runs < maxRuns && last > 0) {
+      int half = last / 2;
+      System.out.println("hostile-tenant: shrinking, a run up to step #" + half);
+      HostileRun.Outcome again =
+          HostileRun.run(cluster, shorter, failed.plan().without(removed, half));
+      runs++;
+      if (!again.failed()) {
+        break;
+      }
+      lastFailure = again.failure();
+      last = again.failedAtStep() >= 0 ? Math.min(half, again.failedAtStep()) : half;
     }
     List<String> kinds = needed;
     Plan shrunk = failed.plan().without(removed, last);
