@@ -100,12 +100,12 @@ final class Tenant implements AutoCloseable {
     requests++;
   }
 
-  /** Writes (server-side apply, forced) {@code object} in the tenant's namespace; counts it. */
+  /** Writes {@code object} in the tenant's namespace: created, or replaced when it exists. */
   void write(GenericKubernetesResource object) {
     spend();
     try {
-      client.resource(object).fieldManager("tenant").forceConflicts().serverSideApply();
-      count("applied");
+      client.resource(object).createOr(existing -> existing.update());
+      count("written");
     } catch (KubernetesClientException e) {
       count(Integer.toString(e.getCode()));
     }
