@@ -69,7 +69,11 @@ public final class JarProcess implements AutoCloseable {
       // the identity must come from the flags or the defaults of the test, not the CI's pod
       pb.environment().remove("POD_NAME");
       pb.environment().remove("KUBECONFIG");
-      return new JarProcess(pb.start(), out, err, httpPort);
+      Process process = pb.start();
+      // a test JVM stopped mid-run (Maven interrupted, a fork timed out) leaves no aggregator
+      // running behind it
+      Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
+      return new JarProcess(process, out, err, httpPort);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
