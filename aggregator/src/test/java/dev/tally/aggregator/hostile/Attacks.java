@@ -34,9 +34,6 @@ final class Attacks {
 
   private static final Set<Dialect> EVERY = EnumSet.allOf(Dialect.class);
 
-  private static final String HEALTH_BULKHEAD =
-      "HealthServer surviving connection floods (the health bulkhead, branch bulkhead-health)";
-
   /** The registered kinds, in the order their names are printed. */
   static final List<Attack.Kind> ALL =
       List.of(
@@ -86,10 +83,7 @@ final class Attacks {
               "unknown-fields",
               "deep nesting (to 3,000 levels) and large blobs in fields the schema does not name",
               EVERY,
-              Map.of(
-                  TRIVY,
-                  "trivy's CRD preserves unknown fields: waits for trivy decoding through a bounded"
-                      + " schema (branch bulkhead-decode)"),
+              Map.of(),
               Attacks::unknownFields),
           new Attack.Kind(
               "many-coverage-keys",
@@ -120,7 +114,7 @@ final class Attacks {
               "connections to the health port opened, half-sent, left idle and reset (<= 1,000"
                   + " held)",
               EVERY,
-              Map.of(TALLY, HEALTH_BULKHEAD, KYVERNO, HEALTH_BULKHEAD, TRIVY, HEALTH_BULKHEAD),
+              Map.of(),
               Attacks::healthFlood));
 
   static void eventSubject(Tenant t, SplittableRandom r) {
