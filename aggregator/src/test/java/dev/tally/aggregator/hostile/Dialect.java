@@ -244,7 +244,12 @@ enum Dialect {
 
     @Override
     Statement statement(GenericKubernetesResource stored) {
-      return new TrivyInput().decode(stored);
+      // as the input's informer reads it: into its own class, which keeps what it reads
+      return new TrivyInput()
+          .decode(
+              Serialization.unmarshal(
+                  Serialization.asJson(stored),
+                  dev.tally.report.fabric8.trivy.ConfigAuditReportResource.class));
     }
 
     @Override

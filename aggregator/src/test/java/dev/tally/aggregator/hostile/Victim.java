@@ -72,6 +72,7 @@ final class Victim {
         ReportAggregator.builder()
             .grouping(dialect.grouping())
             .format(ReportFormat.WGPOLICY)
+            .input(dialect.flag) // the input's name, as the jar's --input names it
             .build();
   }
 
