@@ -25,9 +25,9 @@ import java.util.TreeSet;
 
 /**
  * Every kind of attack of the hostile tenant, one method each, registered in {@link #ALL} with the
- * inputs it applies to and, should an input's bulkhead against it be missing, the
- * one-line reason it is disabled in {@code verify}. Each step is bounded: a few requests, at most
- * one object near the server's size limit, at most a few hundred connections.
+ * inputs it applies to and, should an input's bulkhead against it be missing, the one-line reason
+ * it is disabled in {@code verify}. Each step is bounded: a few requests, at most one object near
+ * the server's size limit, at most a few hundred connections.
  */
 final class Attacks {
   private Attacks() {}
