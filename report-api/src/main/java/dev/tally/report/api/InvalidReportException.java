@@ -36,9 +36,10 @@ public class InvalidReportException extends IllegalArgumentException {
 
   /**
    * {@code s} with control characters escaped (a backslash, {@code u} and four hex digits) and cut
-   * to {@code max} characters, an ellipsis and the length it had.
+   * to {@code max} characters, an ellipsis and the length it had: how a log line or an Event quotes
+   * a tenant's value, so that it stays one bounded line.
    */
-  static String printable(String s, int max) {
+  public static String printable(String s, int max) {
     StringBuilder b = null;
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);

@@ -43,8 +43,12 @@ public record Subject(String apiVersion, String kind, String namespace, String n
     return new Subject(apiVersion, kind, namespace, name, newUid);
   }
 
-  /** {@code kind namespace/name}, for messages. */
+  /**
+   * {@code kind namespace/name}, for messages: a tenant's claim may hold control characters, which
+   * are escaped, so a log line naming a subject stays one line (at most 600 characters).
+   */
   public String display() {
-    return kind + " " + (namespace.isEmpty() ? name : namespace + "/" + name);
+    return InvalidReportException.printable(
+        kind + " " + (namespace.isEmpty() ? name : namespace + "/" + name), 600);
   }
 }

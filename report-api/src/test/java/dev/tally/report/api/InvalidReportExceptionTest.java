@@ -43,4 +43,18 @@ class InvalidReportExceptionTest {
     var e = new InvalidReportException("f", "y".repeat(10_000));
     assertThat(e.under("p").reason()).isEqualTo(e.reason());
   }
+
+  /**
+   * A subject named in a log line that is not a refusal (the adapter's WARNs about adoption and
+   * gone-checks) is one line too: a tenant's claim with a line break cannot forge another line.
+   */
+  @Test
+  void aSubjectIsDisplayedOnOneLine() {
+    Subject forged =
+        Subject.of("v1", "Pod\r", "shop", "web\n2026-12-03T00:00:00Z INFO forged", "u-1");
+    assertThat(forged.display())
+        .isEqualTo("Pod\\u000d shop/web\\u000a2026-12-03T00:00:00Z INFO forged")
+        .doesNotContain("\n", "\r");
+    assertThat(Subject.of("v1", "Pod", "shop", "web", "u").display()).isEqualTo("Pod shop/web");
+  }
 }

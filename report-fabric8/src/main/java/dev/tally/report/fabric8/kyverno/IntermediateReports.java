@@ -3,6 +3,7 @@ package dev.tally.report.fabric8.kyverno;
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.ChangeSet;
+import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.fabric8.TallyMetrics;
@@ -302,7 +303,7 @@ final class IntermediateReports {
                 + " looked up, and is deleted after the adoption grace ({}) unless its uid"
                 + " arrives",
             key,
-            w.subject().kind(),
+            InvalidReportException.printable(w.subject().kind(), 300),
             where(w.subject()),
             skipped.resource(),
             settings.adoptionKinds().stream().sorted().toList(),
@@ -318,11 +319,9 @@ final class IntermediateReports {
       } else if (Duration.between(w.since(), now).compareTo(settings.adoptionGrace()) > 0) {
         release(key);
         LOG.warn(
-            "{} is about {} {}/{}, which did not appear within {}: deleting it",
+            "{} is about {}, which did not appear within {}: deleting it",
             key,
-            w.subject().kind(),
-            w.subject().namespace(),
-            w.subject().name(),
+            w.subject().display(),
             settings.adoptionGrace());
         if (delete(key, Read.of(w.object()))) {
           metrics.inputObjectExpired();
@@ -404,8 +403,13 @@ final class IntermediateReports {
     return wait.compareTo(MAX_LOOKUP_BACKOFF) > 0 ? MAX_LOOKUP_BACKOFF : wait;
   }
 
+  /**
+   * {@code namespace/name} of {@code s} for a log line: control characters escaped, so that a
+   * tenant's claim cannot forge a line (a subject's fields are bounded in length already).
+   */
   static String where(Subject s) {
-    return s.namespace().isEmpty() ? s.name() : s.namespace() + "/" + s.name();
+    return InvalidReportException.printable(
+        s.namespace().isEmpty() ? s.name() : s.namespace() + "/" + s.name(), 600);
   }
 
   /**

@@ -257,9 +257,13 @@ final class ResourceLookups {
     return uids;
   }
 
-  /** {@code <plural>} or {@code <plural>.<group>}. */
+  /**
+   * {@code <plural>} or {@code <plural>.<group>}, for log lines and metrics' messages: a kind is a
+   * tenant's claim, so control characters are escaped.
+   */
   static String display(String plural, String group) {
-    return group.isEmpty() ? plural : plural + "." + group;
+    return dev.tally.report.api.InvalidReportException.printable(
+        group.isEmpty() ? plural : plural + "." + group, 300);
   }
 
   private static String groupOf(String kind) {
