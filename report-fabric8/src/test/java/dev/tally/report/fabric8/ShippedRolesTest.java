@@ -22,6 +22,8 @@ import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
+import dev.tally.report.fabric8.trivy.TrivyInput;
+import dev.tally.report.fabric8.trivy.TrivyInputRealServerTest;
 import dev.tally.testenv.AuditLog;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
@@ -64,15 +66,17 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Every rule of every ClusterRole Tally ships ({@link TallyResources#RBAC}, {@link
- * TallyResources#KYVERNO_RBAC}; deploy/ holds copies) is used, and nothing beyond them is granted,
- * on the real control plane (issue 19, "roles grant only what is used").
+ * TallyResources#KYVERNO_RBAC}, {@link TrivyInput#rbacYaml()}; deploy/ and the chart hold copies)
+ * is used, and nothing beyond them is granted, on the real control plane (issue 19, "roles grant
+ * only what is used").
  *
  * <p>Each role is bound as deploy/ binds it (the cluster-wide ones with ClusterRoleBindings, the
  * Lease and coordination ones with a RoleBinding in the test's namespace) to a ServiceAccount, and
  * the component that role is for runs as that account and does what it is for: the aggregator (both
  * report formats, update and server-side apply, leader election, a rejection), a producer (publish,
  * update, adoption that expires), Kyverno's aggregator (both lifecycles, both formats, adoption of
- * every adoption kind, a rejection, deleted orphans) and an audit member (a run with a failed unit,
+ * every adoption kind, a rejection, deleted orphans), trivy's aggregator (both formats, update and
+ * server-side apply, leader election, a rejection) and an audit member (a run with a failed unit,
  * old manifests and statuses, an orphaned Lease). Then the API server's audit log must show, for
  * every verb of every rule (and every resource name of a named rule), a request of that verb by
  * that account on that resource that the authorizer let through; and SubjectAccessReviews as each
@@ -127,8 +131,11 @@ class ShippedRolesTest {
     String ns = cluster.namespace();
     RealServer.installCrds(admin);
     RealKyvernoTest.installKyvernoCrds(admin);
+    TrivyInputRealServerTest.installTrivyCrd(admin);
     installPolicyStandIns(admin);
-    for (String yaml : List.of(TallyResources.rbacYaml(), TallyResources.kyvernoRbacYaml())) {
+    for (String yaml :
+        List.of(
+            TallyResources.rbacYaml(), TallyResources.kyvernoRbacYaml(), TrivyInput.rbacYaml())) {
       for (HasMetadata item :
           admin.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items()) {
         roles.add((ClusterRole) item);
@@ -145,7 +152,9 @@ class ShippedRolesTest {
             "tally-audit-member",
             "tally-audit-coordination",
             "tally-kyverno-aggregator",
-            "tally-kyverno-aggregator-lease");
+            "tally-kyverno-aggregator-lease",
+            "tally-trivy-aggregator",
+            "tally-trivy-aggregator-lease");
 
     // the accounts, bound as deploy/ and the READMEs bind them
     KubernetesClient aggregator = cluster.serviceAccount("aggregator", "tally-aggregator");
@@ -153,6 +162,9 @@ class ShippedRolesTest {
     KubernetesClient producer = cluster.serviceAccount("producer", "tally-producer");
     KubernetesClient kyverno = cluster.serviceAccount("kyverno", "tally-kyverno-aggregator");
     bindInNamespace(admin, ns, "kyverno", "tally-kyverno-aggregator-lease");
+    KubernetesClient trivy =
+        TrivyInputRealServerTest.reading(cluster.serviceAccount("trivy", "tally-trivy-aggregator"));
+    bindInNamespace(admin, ns, "trivy", "tally-trivy-aggregator-lease");
     KubernetesClient auditor = cluster.serviceAccount("audit", "tally-audit-member", READER);
     bindInNamespace(admin, ns, "audit", "tally-audit-coordination");
     Map<String, String> accountOf =
@@ -162,6 +174,8 @@ class ShippedRolesTest {
             "tally-producer", "producer",
             "tally-kyverno-aggregator", "kyverno",
             "tally-kyverno-aggregator-lease", "kyverno",
+            "tally-trivy-aggregator", "trivy",
+            "tally-trivy-aggregator-lease", "trivy",
             "tally-audit-member", "audit",
             "tally-audit-coordination", "audit");
 
@@ -196,8 +210,10 @@ class ShippedRolesTest {
     try {
       mainAggregatorAndProducer(admin, ns, aggregator, producer);
       kyvernoAggregator(admin, ns, kyverno);
+      trivyAggregator(admin, ns, trivy);
       auditMember(admin, ns, auditor);
     } finally {
+      trivy.close();
       uninstallPolicyStandIns(admin);
     }
     List<Request> requests = requests(cluster, mark);
@@ -292,7 +308,9 @@ class ShippedRolesTest {
     // the Lease roles: their own Lease only, and only where bound
     for (String[] lease :
         new String[][] {
-          {"aggregator", "tally-aggregator"}, {"kyverno", "tally-kyverno-aggregator"}
+          {"aggregator", "tally-aggregator"},
+          {"kyverno", "tally-kyverno-aggregator"},
+          {"trivy", "tally-trivy-aggregator"}
         }) {
       for (String verb : List.of("get", "update", "patch")) {
         expect(
@@ -470,6 +488,141 @@ class ShippedRolesTest {
       Await.until(
           "adoption removed both unadopted reports",
           () -> (removed[0] += publisher.adoptPending().removed()) >= 2);
+    }
+  }
+
+  /**
+   * trivy-operator's config audit reports aggregated in both formats, with update and with
+   * server-side apply, under leader election: a scanned ConfigMap's report written, rescanned
+   * (rewritten), rejected once (an Event), and deleted (its aggregate deleted). The cluster-scoped
+   * aggregate kinds are only listed: a config audit report is namespaced.
+   */
+  private void trivyAggregator(KubernetesClient admin, String ns, KubernetesClient account)
+      throws Exception {
+    int run = 0;
+    for (ReportFormat format : ReportFormat.values()) {
+      for (boolean ssa : new boolean[] {false, true}) {
+        run++;
+        CountingMetrics metrics = new CountingMetrics();
+        var scanned =
+            admin
+                .configMaps()
+                .inNamespace(ns)
+                .resource(
+                    new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName("trivy-scanned-" + run)
+                        .endMetadata()
+                        .build())
+                .create();
+        Subject subject =
+            Subject.of(
+                "v1",
+                "ConfigMap",
+                ns,
+                scanned.getMetadata().getName(),
+                scanned.getMetadata().getUid());
+        String name = "configmap-trivy-scanned-" + run;
+        var reports =
+            admin.genericKubernetesResources(TrivyInput.CONFIG_AUDIT_REPORTS).inNamespace(ns);
+        reports
+            .resource(
+                TrivyInputRealServerTest.report(
+                    ns,
+                    name,
+                    scanned,
+                    "2030-01-01T0" + run + ":00:00Z",
+                    List.of(TrivyInputRealServerTest.check("KSV01010", "HIGH"))))
+            .create();
+        try (AggregatorController controller =
+            AggregatorController.builder(account)
+                .aggregator(
+                    () ->
+                        ReportAggregator.builder()
+                            .grouping(Grouping.perSubject())
+                            .format(format)
+                            .input("trivy")
+                            .build())
+                .input(new TrivyInput())
+                .flushWindow(Duration.ZERO)
+                .maxClockSkew(SCENARIO_SKEW)
+                .serverSideApply(ssa)
+                .metrics(metrics)
+                .leaderElection(
+                    new LeaderElectionSettings(
+                        ns,
+                        "tally-trivy-aggregator",
+                        "trivy-replica-" + run,
+                        Duration.ofSeconds(4),
+                        Duration.ofSeconds(3),
+                        Duration.ofMillis(300)))
+                .build()
+                .start()) {
+          Await.until(
+              "trivy run " + run + " leads and has rebuilt",
+              () -> controller.isLeading() && controller.isRebuilt(),
+              Duration.ofSeconds(60));
+          List<ReportRef> refs = awaitReportsAbout(controller, admin, Set.of(subject));
+          String verb = ssa ? "apply" : "update";
+          int before = metrics.writes.getOrDefault(verb, 0);
+          // the rescan finds another check failing
+          String rescanned = "2030-01-01T0" + run + ":30:00Z";
+          reports
+              .withName(name)
+              .edit(
+                  r -> {
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> report =
+                        (Map<String, Object>) r.getAdditionalProperties().get("report");
+                    report.put("updateTimestamp", rescanned);
+                    report.put(
+                        "checks", List.of(TrivyInputRealServerTest.check("KSV01011", "LOW")));
+                    return r;
+                  });
+          Await.until(
+              "trivy run " + run + " rewrote the aggregate",
+              () -> metrics.writes.getOrDefault(verb, 0) >= before + 1);
+          if (run == 1) {
+            // a severity trivy's schema lets through: refused, with an Event
+            var other =
+                admin
+                    .configMaps()
+                    .inNamespace(ns)
+                    .resource(
+                        new ConfigMapBuilder()
+                            .withNewMetadata()
+                            .withName("trivy-refused")
+                            .endMetadata()
+                            .build())
+                    .create();
+            reports
+                .resource(
+                    TrivyInputRealServerTest.report(
+                        ns,
+                        "configmap-trivy-refused",
+                        other,
+                        "2030-01-01T00:00:00Z",
+                        List.of(TrivyInputRealServerTest.check("KSV01010", "SEVERE"))))
+                .create();
+            Await.until(
+                "the refused config audit report has its Event",
+                () ->
+                    admin.v1().events().inNamespace(ns).list().getItems().stream()
+                        .anyMatch(
+                            e ->
+                                e.getMessage() != null
+                                    && e.getMessage().contains("report.checks[0].severity")),
+                Duration.ofSeconds(60));
+            reports.withName("configmap-trivy-refused").delete();
+          }
+          // the report goes: so does its aggregate
+          reports.withName(name).delete();
+          Await.until(
+              "trivy run " + run + " deleted the aggregate",
+              () -> refs.stream().allMatch(r -> read(admin, r) == null),
+              Duration.ofSeconds(60));
+        } // close: releases the Lease with an update
+      }
     }
   }
 

@@ -337,7 +337,7 @@ public class TrivyInputRealServerTest {
    * A client as {@code client} is, reading with {@link ApiServerJson#serialization()}, as the
    * aggregator program's does; it closes {@code client}.
    */
-  private static KubernetesClient reading(KubernetesClient client) {
+  public static KubernetesClient reading(KubernetesClient client) {
     KubernetesClient reading =
         new KubernetesClientBuilder()
             .withConfig(client.getConfiguration())
