@@ -136,50 +136,51 @@ final class Holdings {
   /** The caps of one namespace: results, their bytes and registers held there. */
   private void checkNamespaceCaps(String namespace, long delta, long bytes, int added) {
     NamespaceHeld held = heldByNamespace.get(namespace);
-    long results = held == null ? 0 : held.results;
-    int cap = caps.maxResultsPerNamespace();
-    if (delta > 0 && results + delta > cap) {
+    checkNamespaceCap(
+        namespace,
+        held == null ? 0 : held.results,
+        delta,
+        caps.maxResultsPerNamespace(),
+        "results",
+        "maxResultsPerNamespace");
+    checkNamespaceCap(
+        namespace,
+        held == null ? 0 : held.resultBytes,
+        bytes,
+        caps.maxResultBytesPerNamespace(),
+        "bytes of results",
+        "maxResultBytesPerNamespace");
+    checkNamespaceCap(
+        namespace,
+        held == null ? 0 : held.registers,
+        added,
+        caps.maxRegistersPerNamespace(),
+        "registers (one per subject and policy, with results or without)",
+        "maxRegistersPerNamespace");
+  }
+
+  /**
+   * Refuses adding {@code more} of {@code what} to the {@code held} of a namespace past {@code
+   * cap}.
+   */
+  private static void checkNamespaceCap(
+      String namespace, long held, long more, long cap, String what, String capName) {
+    if (more > 0 && held + more > cap) {
       throw new CapacityExceededException(
           "subject.namespace",
           "namespace '"
               + namespace
               + "' would hold "
-              + (results + delta)
-              + " results, at most "
+              + (held + more)
+              + " "
+              + what
+              + ", at most "
               + cap
-              + " allowed (cap maxResultsPerNamespace)",
+              + " allowed (cap "
+              + capName
+              + ")",
           cap,
-          "maxResultsPerNamespace");
-    }
-    long resultBytesThere = held == null ? 0 : held.resultBytes;
-    long maxBytes = caps.maxResultBytesPerNamespace();
-    if (bytes > 0 && resultBytesThere + bytes > maxBytes) {
-      throw new CapacityExceededException(
-          "subject.namespace",
-          "namespace '"
-              + namespace
-              + "' would hold "
-              + (resultBytesThere + bytes)
-              + " bytes of results, at most "
-              + maxBytes
-              + " allowed (cap maxResultBytesPerNamespace)",
-          maxBytes,
-          "maxResultBytesPerNamespace");
-    }
-    long registers = held == null ? 0 : held.registers;
-    int maxRegisters = caps.maxRegistersPerNamespace();
-    if (added > 0 && registers + added > maxRegisters) {
-      throw new CapacityExceededException(
-          "subject.namespace",
-          "namespace '"
-              + namespace
-              + "' would hold "
-              + (registers + added)
-              + " registers (one per subject and policy, with results or without), at most "
-              + maxRegisters
-              + " allowed (cap maxRegistersPerNamespace)",
-          maxRegisters,
-          "maxRegistersPerNamespace");
+          capName);
     }
   }
 
