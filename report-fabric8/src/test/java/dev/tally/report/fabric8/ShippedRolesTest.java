@@ -425,14 +425,7 @@ class ShippedRolesTest {
                   .maxClockSkew(SCENARIO_SKEW)
                   .serverSideApply(ssa)
                   .metrics(metrics)
-                  .leaderElection(
-                      new LeaderElectionSettings(
-                          ns,
-                          "tally-aggregator",
-                          "replica-" + run,
-                          Duration.ofSeconds(4),
-                          Duration.ofSeconds(3),
-                          Duration.ofMillis(300)))
+                  .leaderElection(lease(ns, "tally-aggregator", "replica-" + run))
                   .build()
                   .start()) {
             Await.until(
@@ -489,6 +482,12 @@ class ShippedRolesTest {
           "adoption removed both unadopted reports",
           () -> (removed[0] += publisher.adoptPending().removed()) >= 2);
     }
+  }
+
+  /** Leader election on Lease {@code name} in {@code ns}, short enough for a test. */
+  private static LeaderElectionSettings lease(String ns, String name, String identity) {
+    return new LeaderElectionSettings(
+        ns, name, identity, Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofMillis(300));
   }
 
   /**
@@ -548,14 +547,7 @@ class ShippedRolesTest {
                 .maxClockSkew(SCENARIO_SKEW)
                 .serverSideApply(ssa)
                 .metrics(metrics)
-                .leaderElection(
-                    new LeaderElectionSettings(
-                        ns,
-                        "tally-trivy-aggregator",
-                        "trivy-replica-" + run,
-                        Duration.ofSeconds(4),
-                        Duration.ofSeconds(3),
-                        Duration.ofMillis(300)))
+                .leaderElection(lease(ns, "tally-trivy-aggregator", "trivy-replica-" + run))
                 .build()
                 .start()) {
           Await.until(
@@ -604,15 +596,7 @@ class ShippedRolesTest {
                         "2030-01-01T00:00:00Z",
                         List.of(TrivyInputRealServerTest.check("KSV01010", "SEVERE"))))
                 .create();
-            Await.until(
-                "the refused config audit report has its Event",
-                () ->
-                    admin.v1().events().inNamespace(ns).list().getItems().stream()
-                        .anyMatch(
-                            e ->
-                                e.getMessage() != null
-                                    && e.getMessage().contains("report.checks[0].severity")),
-                Duration.ofSeconds(60));
+            TrivyInputRealServerTest.awaitRejection(admin, ns, "report.checks[0].severity");
             reports.withName("configmap-trivy-refused").delete();
           }
           // the report goes: so does its aggregate
@@ -668,14 +652,7 @@ class ShippedRolesTest {
                 .maxClockSkew(SCENARIO_SKEW)
                 .serverSideApply(ssa)
                 .metrics(metrics)
-                .leaderElection(
-                    new LeaderElectionSettings(
-                        ns,
-                        "tally-kyverno-aggregator",
-                        "kyverno-" + run,
-                        Duration.ofSeconds(4),
-                        Duration.ofSeconds(3),
-                        Duration.ofMillis(300)))
+                .leaderElection(lease(ns, "tally-kyverno-aggregator", "kyverno-" + run))
                 .build()
                 .start()) {
           Await.until(

@@ -150,15 +150,7 @@ public class TrivyInputRealServerTest {
                   "2030-01-01T00:00:00Z",
                   List.of(check("KSV01010", "SEVERE"))))
           .create();
-      Await.until(
-          "a rejection Event names the severity",
-          () ->
-              admin.v1().events().inNamespace(ns).list().getItems().stream()
-                  .anyMatch(
-                      e ->
-                          e.getMessage() != null
-                              && e.getMessage().contains("report.checks[0].severity")),
-          WAIT);
+      awaitRejection(admin, ns, "report.checks[0].severity");
       controller.desired().get(60, TimeUnit.SECONDS);
       assertThat(failures(admin, ns)).containsExactly("KSV01011");
 
@@ -480,6 +472,16 @@ public class TrivyInputRealServerTest {
   @SuppressWarnings("unchecked")
   private static Map<String, Object> reportOf(GenericKubernetesResource r) {
     return (Map<String, Object>) r.getAdditionalProperties().get("report");
+  }
+
+  /** Waits, bounded, for a rejection Event in {@code ns} naming {@code field}. */
+  public static void awaitRejection(KubernetesClient admin, String ns, String field) {
+    Await.until(
+        "a rejection Event names " + field,
+        () ->
+            admin.v1().events().inNamespace(ns).list().getItems().stream()
+                .anyMatch(e -> e.getMessage() != null && e.getMessage().contains(field)),
+        WAIT);
   }
 
   /** One failed check of a config audit report. */
