@@ -97,6 +97,16 @@ public final class JarProcess implements AutoCloseable {
     return read(stderr);
   }
 
+  /** How many bytes the process has written to its stdout and stderr so far. */
+  public long logBytes() {
+    try {
+      return (Files.exists(stdout) ? Files.size(stdout) : 0)
+          + (Files.exists(stderr) ? Files.size(stderr) : 0);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** Both streams, for failure messages. */
   public String output() {
     return "--- stdout\n" + stdout() + "--- stderr\n" + stderr();

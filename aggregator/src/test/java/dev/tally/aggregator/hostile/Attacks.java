@@ -9,6 +9,7 @@ import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.OutputStream;
@@ -109,6 +110,21 @@ final class Attacks {
               EVERY,
               Map.of(),
               Attacks::tamperReports),
+          new Attack.Kind(
+              "fill-caps",
+              "evaluations of 4,000, up to 50 or 1 results, until the process-wide caps (scaled"
+                  + " down for the run) are full to the last result",
+              EVERY,
+              Map.of(),
+              Attacks::fillCaps),
+          new Attack.Kind(
+              "terminating-namespace",
+              "an evaluation about a Pod in a second namespace of the tenant's, both held by"
+                  + " its finalizers, and that namespace deleted: the aggregator's report there can"
+                  + " never be written (403), for the rest of the run",
+              EVERY,
+              Map.of(),
+              Attacks::terminatingNamespace),
           new Attack.Kind(
               "health-flood",
               "connections to the health port opened, half-sent, left idle and reset (<= 1,000"
@@ -438,6 +454,70 @@ final class Attacks {
         "wide-" + r.nextInt(3),
         new Evaluation(subject, policies, findings, Tenant.now()),
         "scan");
+  }
+
+  /**
+   * Results up to the process-wide caps, which {@link HostileRun} scales down ({@value
+   * HostileRun#MAX_RESULTS} results, {@value HostileRun#MAX_RESULT_BYTES} bytes of them, in all and
+   * per namespace) so that one tenant namespace can fill them within a run: past them a namespace
+   * over its fair share is refused, and the victim, within its share, is not (DESIGN §9.2). About
+   * Pods of the tenant's that exist: results about a subject that does not are dropped once the
+   * aggregator finds it gone, and would never fill anything.
+   */
+  static void fillCaps(Tenant t, SplittableRandom r) {
+    // the tenant reads what its namespace holds from its own aggregates, then writes one object,
+    // about a Pod of its own made for it, sized to take the process a few results short of the
+    // cap, guessing what the victim holds (up to 4 results a Pod): the next results anyone adds
+    // cross it. A guess too low overshoots and is refused, holding nothing.
+    long held = t.heldResults();
+    long n = HostileRun.MAX_RESULTS - Math.max(held, 0) - r.nextInt(4 * t.victims().size() + 8);
+    n = n < 1 ? 1 + r.nextInt(5) : Math.min(n, 4_000);
+    String name = "fill-" + t.filled.incrementAndGet();
+    Subject subject = t.pod(name);
+    if (subject == null) {
+      return;
+    }
+    List<Evaluation.Finding> findings = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      findings.add(new Evaluation.Finding("fill", "r" + i, ResultStatus.FAIL, "fill"));
+    }
+    write(t, name, new Evaluation(subject, Set.of("fill"), findings, Tenant.now()), "scan");
+  }
+
+  /** The finalizer the tenant holds its objects with in the namespace it has deleted. */
+  static final String HOLD = "tenant.example/hold";
+
+  static void terminatingNamespace(Tenant t, SplittableRandom r) {
+    Tenant.Leaving leaving = t.leaving;
+    if (!t.left.compareAndSet(false, true)) {
+      return; // once a run: the namespace is terminating, and stays so to the end
+    }
+    Pod held =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName("held")
+            .withNamespace(leaving.ns())
+            .withFinalizers(HOLD)
+            .endMetadata()
+            .withNewSpec()
+            .addNewContainer()
+            .withName("app")
+            .withImage("registry.invalid/held:1")
+            .endContainer()
+            .endSpec()
+            .build();
+    t.write(leaving.client(), held);
+    Pod stored = leaving.client().pods().inNamespace(leaving.ns()).withName("held").get();
+    if (stored == null) {
+      return;
+    }
+    Subject subject = Subject.of("v1", "Pod", leaving.ns(), "held", stored.getMetadata().getUid());
+    GenericKubernetesResource o =
+        t.dialect.encode(leaving.ns(), "held", Tenant.evaluation(subject, r, Tenant.now()), "scan");
+    o.getMetadata().setFinalizers(List.of(HOLD));
+    t.write(leaving.client(), o);
+    leaving.deleteNamespace().run();
+    t.count("namespace deleted");
   }
 
   static void farFuture(Tenant t, SplittableRandom r) {

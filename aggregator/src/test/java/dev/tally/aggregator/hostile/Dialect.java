@@ -301,6 +301,15 @@ enum Dialect {
   /** What the input makes of a stored object, as the aggregator reads it. */
   abstract Statement statement(GenericKubernetesResource stored);
 
+  /**
+   * The input of the release the harness runs beside this one's: trivy's beside Tally's, Tally's
+   * beside the others. Tally's and trivy's both default to the per-namespace grouping, so their
+   * reports differ by input only.
+   */
+  Dialect neighbour() {
+    return this == TALLY ? TRIVY : TALLY;
+  }
+
   /** The grouping the aggregator runs with, and the model with it. */
   abstract Grouping grouping();
 

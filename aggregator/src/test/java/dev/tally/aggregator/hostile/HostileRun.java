@@ -5,6 +5,7 @@ import dev.tally.report.api.Result;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.InputStream;
@@ -50,6 +51,12 @@ import org.jspecify.annotations.Nullable;
  * The first breach ends the run and is its failure, with the step the tenant had reached.
  */
 final class HostileRun {
+  /** The jar's process-wide (and per-namespace) cap of results in a run. */
+  static final long MAX_RESULTS = 6_000;
+
+  /** The jar's process-wide (and per-namespace) cap of bytes of results in a run. */
+  static final long MAX_RESULT_BYTES = 2_000_000;
+
   static final String TENANT_ROLE = "tally-hostile-tenant";
 
   /** What a run is given. */
@@ -93,6 +100,17 @@ final class HostileRun {
   private final AtomicInteger probes = new AtomicInteger();
   private final AtomicInteger probeFailures = new AtomicInteger();
   private final AtomicLong peakRss = new AtomicLong();
+  private final AtomicLong peakLog = new AtomicLong();
+
+  /**
+   * What the aggregator may log in a run: a base, and an allowance per tenant request (a rejection
+   * is one WARN line of a few hundred bytes). A refusal logged at every retry, or with a stack
+   * trace per attempt, outgrows it.
+   */
+  static final long LOG_BASE_BYTES = 64 * 1024;
+
+  static final long LOG_BYTES_PER_REQUEST = 256;
+
   private volatile int lastStep = -1;
 
   private HostileRun(RealKubernetes.Cluster cluster, Settings settings, Plan plan) {
@@ -124,33 +142,37 @@ final class HostileRun {
     // the Lease of each run in a namespace of its own: a run's Lease is never released (its
     // process is killed), and the shipped Lease role names one Lease
     String leaseNs = cluster.otherNamespace("l" + n);
-    String account = "aggregator-" + n;
-    cluster.serviceAccount(account, input.aggregatorRoles().toArray(String[]::new));
     KubernetesClient tenantClient = cluster.tenant("tenant", tenantNs, TENANT_ROLE);
+    // the tenant's second namespace, which it has the platform delete (terminating-namespace)
+    String leavingNs = cluster.otherNamespace("g" + n);
+    KubernetesClient leavingClient = cluster.tenant("tenant", leavingNs, TENANT_ROLE);
     KubernetesClient producer = cluster.tenant("producer", victimNs, TENANT_ROLE);
-    Path dir = Files.createDirectories(Path.of("target", "hostile-tenant"));
-    Path kubeconfig = dir.resolve(account + ".kubeconfig");
-    Files.writeString(
-        kubeconfig, cluster.env().serviceAccountKubeconfig(cluster.namespace(), account));
     int port = freePort();
-    List<String> args = new ArrayList<>(input.flags());
+    List<String> args = releaseArgs(input, "aggregator-" + n, leaseNs, "hostile-" + n, port);
+    // the process-wide caps scaled down, each as large as a namespace's, so that one tenant
+    // namespace fills them within a run (fill-caps); the victim stays within its share of them
     args.addAll(
         List.of(
-            "--kubeconfig",
-            kubeconfig.toString(),
-            "--format",
-            "wgpolicy",
-            "--lease-namespace",
-            leaseNs,
-            "--lease-name",
-            input.aggregatorRoles().get(0),
-            "--identity",
-            "hostile-" + n,
-            "--http-port",
-            Integer.toString(port)));
+            "--max-results",
+            Long.toString(MAX_RESULTS),
+            "--max-results-per-namespace",
+            Long.toString(MAX_RESULTS),
+            "--max-result-bytes",
+            Long.toString(MAX_RESULT_BYTES),
+            "--max-result-bytes-per-namespace",
+            Long.toString(MAX_RESULT_BYTES)));
     // the chart's JVM options, with the heap its memory limit gives (MaxRAMPercentage=75 of it)
     List<String> jvm =
         List.of("-Xmx" + settings.heap(), "-XX:+ExitOnOutOfMemoryError", "-XX:TieredStopAtLevel=1");
+    // another release beside it, of another input, as a cluster running Tally for two engines
+    // does: same format, same grouping, its own Lease; it must leave this release's reports alone
+    Dialect neighbour = input.neighbour();
+    neighbour.install(admin);
+    int neighbourPort = freePort();
+    List<String> neighbourArgs =
+        releaseArgs(neighbour, "neighbour-" + n, leaseNs, "neighbour-" + n, neighbourPort);
+    List<String> neighbourJvm =
+        List.of("-Xmx256m", "-XX:+ExitOnOutOfMemoryError", "-XX:TieredStopAtLevel=1");
     Victim victim =
         new Victim(
             admin,
@@ -160,6 +182,7 @@ final class HostileRun {
             new SplittableRandom(settings.seed() ^ 0x5DEECE66DL),
             Victim.baseSeconds());
     List<Long> staleness = new ArrayList<>();
+    Map<String, String> reportUids = Map.of();
     int changes = 0;
     long started = System.nanoTime();
     ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
@@ -168,6 +191,12 @@ final class HostileRun {
     try (JarProcess jar =
             JarProcess.start(
                 "hostile-" + input.flag + "-" + n, port, jvm, args.toArray(String[]::new));
+        JarProcess beside =
+            JarProcess.start(
+                "neighbour-" + neighbour.flag + "-" + n,
+                neighbourPort,
+                neighbourJvm,
+                neighbourArgs.toArray(String[]::new));
         Tenant tenant =
             new Tenant(
                 tenantClient,
@@ -176,7 +205,11 @@ final class HostileRun {
                 input,
                 port,
                 victim::subjects,
-                settings.maxRequests())) {
+                settings.maxRequests(),
+                new Tenant.Leaving(
+                    leavingClient,
+                    leavingNs,
+                    () -> admin.namespaces().withName(leavingNs).delete()))) {
       Await.until(
           "the aggregator is ready (" + input.flag + ")",
           () -> {
@@ -187,8 +220,27 @@ final class HostileRun {
             return probe(port, "/readyz") == 200;
           },
           Duration.ofSeconds(180));
+      Await.until(
+          "the neighbour release is ready (" + neighbour.flag + ")",
+          () -> {
+            if (!beside.process.isAlive()) {
+              throw new AssertionError(
+                  "the neighbour release exited before it was ready\n" + beside.output());
+            }
+            return probe(neighbourPort, "/readyz") == 200;
+          },
+          Duration.ofSeconds(180));
       long pid = jar.process.pid();
-      sampler.scheduleWithFixedDelay(() -> sample(jar, port, pid), 0, 1, TimeUnit.SECONDS);
+      sampler.scheduleWithFixedDelay(
+          () -> {
+            sample(jar, port, pid, tenant);
+            if (!beside.process.isAlive()) {
+              fail("the neighbour release exited (" + beside.process.exitValue() + ")");
+            }
+          },
+          0,
+          1,
+          TimeUnit.SECONDS);
       AtomicInteger next = new AtomicInteger();
       attacker.scheduleWithFixedDelay(
           () -> attack(tenant, next),
@@ -222,7 +274,8 @@ final class HostileRun {
                 }
                 Map<String, List<Result>> now = victim.actual();
                 last.set(now);
-                return now.equals(victim.expected());
+                // and nothing merged is left behind to fill etcd (Kyverno's EphemeralReports)
+                return now.equals(victim.expected()) && victim.intermediatesLeft() == 0;
               },
               settings.stalenessBound());
         } catch (AssertionError e) {
@@ -231,6 +284,9 @@ final class HostileRun {
                   + settings.stalenessBound().toSeconds()
                   + " s after: "
                   + what
+                  + " (the victim's intermediate reports left: "
+                  + victim.intermediatesLeft()
+                  + ")"
                   + "\n  model:   "
                   + victim.expected()
                   + "\n  cluster: "
@@ -239,6 +295,25 @@ final class HostileRun {
         }
         if (failure.get() == null) {
           staleness.add((System.nanoTime() - t0) / 1_000_000);
+          // no report the victim still has was deleted and written again since the last change:
+          // results lost for a while, whoever deleted them (another release, a wrong orphan)
+          Map<String, String> uids = victim.listedUids();
+          for (Map.Entry<String, String> e : uids.entrySet()) {
+            String before = reportUids.get(e.getKey());
+            if (before != null && !before.equals(e.getValue())) {
+              fail(
+                  "the victim's report "
+                      + e.getKey()
+                      + " was deleted and written again (uid "
+                      + before
+                      + " then "
+                      + e.getValue()
+                      + ") by the time of: "
+                      + what
+                      + "; its results were missing for a while");
+            }
+          }
+          reportUids = uids;
         }
       }
       attacker.shutdownNow();
@@ -249,6 +324,12 @@ final class HostileRun {
         restarts = 1;
         fail("the aggregator exited (" + jar.process.exitValue() + ")");
       }
+      System.out.println(
+          "hostile-tenant: the aggregator logged "
+              + jar.logBytes() / 1024
+              + " KiB (budget "
+              + (LOG_BASE_BYTES + LOG_BYTES_PER_REQUEST * tenant.requests()) / 1024
+              + " KiB)");
       if (failure.get() != null) {
         System.err.println(
             "hostile-tenant: the aggregator's log of the failed run: "
@@ -279,10 +360,67 @@ final class HostileRun {
     } finally {
       attacker.shutdownNow();
       sampler.shutdownNow();
+      release(admin, input, leavingNs);
       admin.namespaces().withName(tenantNs).delete();
       admin.namespaces().withName(victimNs).delete();
       admin.namespaces().withName(leaseNs).delete();
     }
+  }
+
+  /** Lets the tenant's deleted namespace go: the finalizers its objects were held by removed. */
+  private static void release(KubernetesClient admin, Dialect input, String ns) {
+    try {
+      admin
+          .pods()
+          .inNamespace(ns)
+          .withName("held")
+          .edit(p -> new PodBuilder(p).editMetadata().withFinalizers().endMetadata().build());
+    } catch (RuntimeException e) {
+      // never made
+    }
+    try {
+      admin
+          .genericKubernetesResources(input.kind())
+          .inNamespace(ns)
+          .withName("held")
+          .edit(
+              o -> {
+                o.getMetadata().setFinalizers(null);
+                return o;
+              });
+    } catch (RuntimeException e) {
+      // never made
+    }
+    admin.namespaces().withName(ns).delete();
+  }
+
+  /**
+   * The flags of a release of {@code input} as the chart starts it: its own ServiceAccount bound to
+   * the input's shipped roles (created here), the wgpolicy format, its Lease in {@code leaseNs}.
+   */
+  private List<String> releaseArgs(
+      Dialect input, String account, String leaseNs, String identity, int port) throws IOException {
+    cluster.serviceAccount(account, input.aggregatorRoles().toArray(String[]::new));
+    Path dir = Files.createDirectories(Path.of("target", "hostile-tenant"));
+    Path kubeconfig = dir.resolve(account + ".kubeconfig");
+    Files.writeString(
+        kubeconfig, cluster.env().serviceAccountKubeconfig(cluster.namespace(), account));
+    List<String> args = new ArrayList<>(input.flags());
+    args.addAll(
+        List.of(
+            "--kubeconfig",
+            kubeconfig.toString(),
+            "--format",
+            "wgpolicy",
+            "--lease-namespace",
+            leaseNs,
+            "--lease-name",
+            input.aggregatorRoles().get(0),
+            "--identity",
+            identity,
+            "--http-port",
+            Integer.toString(port)));
+    return args;
   }
 
   private void attack(Tenant tenant, AtomicInteger next) {
@@ -308,7 +446,7 @@ final class HostileRun {
     }
   }
 
-  private void sample(JarProcess jar, int port, long pid) {
+  private void sample(JarProcess jar, int port, long pid, Tenant tenant) {
     try {
       if (!jar.process.isAlive()) {
         fail("the aggregator exited (" + jar.process.exitValue() + ")");
@@ -327,8 +465,57 @@ final class HostileRun {
             "/healthz answered "
                 + (status < 0 ? "nothing within " + PROBE_TIMEOUT.toSeconds() + " s" : status));
       }
+      long log = jar.logBytes();
+      long budget = LOG_BASE_BYTES + LOG_BYTES_PER_REQUEST * tenant.requests();
+      peakLog.accumulateAndGet(log, Math::max);
+      if (log > budget) {
+        fail(
+            "the aggregator's log is "
+                + log / 1024
+                + " KiB after "
+                + tenant.requests()
+                + " tenant requests, over its budget of "
+                + budget / 1024
+                + " KiB: something is logged again and again");
+      }
+      if (probes.get() % 5 == 0) {
+        double refused = metric(port, "tally_writes_refused_total");
+        if (refused > 0) {
+          fail(
+              "the API server refused "
+                  + (long) refused
+                  + " aggregates for good (tally_writes_refused_total): an input made an object"
+                  + " no write can store instead of being refused at decode");
+        }
+      }
     } catch (RuntimeException e) {
       fail("sampling the aggregator failed: " + e);
+    }
+  }
+
+  /** The sum of a metric's samples on the aggregator's /metrics; 0 when it has none. */
+  static double metric(int port, String name) {
+    try {
+      String text =
+          PROBE
+              .send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                      .timeout(PROBE_TIMEOUT)
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      double sum = 0;
+      for (String line : text.split("\n")) {
+        if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+          sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        }
+      }
+      return sum;
+    } catch (IOException e) {
+      return 0; // an answer missed is /healthz's to report
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 0;
     }
   }
 

@@ -4,7 +4,12 @@ import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.resource.PolicyReportResource;
+import dev.tally.report.fabric8.resource.ReportCodec;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.http.HttpClient;
@@ -23,6 +28,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an attack step may use: the tenant's client (a ServiceAccount bound in its own namespace
@@ -47,6 +53,18 @@ final class Tenant implements AutoCloseable {
   private final Map<String, Map<String, Long>> answers = new TreeMap<>();
   private final Deque<Socket> held = new ArrayDeque<>();
 
+  /**
+   * A second namespace of the tenant's, which the platform deletes when the tenant asks
+   * (terminating-namespace): its client (bound there as in the first), its name, and the delete.
+   */
+  record Leaving(KubernetesClient client, String ns, Runnable deleteNamespace) {}
+
+  /** The tenant's second namespace, deleted at most once a run. */
+  final Leaving leaving;
+
+  final java.util.concurrent.atomic.AtomicBoolean left =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
   Tenant(
       KubernetesClient client,
       String ns,
@@ -54,7 +72,9 @@ final class Tenant implements AutoCloseable {
       Dialect dialect,
       int healthPort,
       Supplier<List<Subject>> victims,
-      long maxRequests) {
+      long maxRequests,
+      Leaving leaving) {
+    this.leaving = leaving;
     this.client = client;
     this.ns = ns;
     this.victimNs = victimNs;
@@ -102,9 +122,14 @@ final class Tenant implements AutoCloseable {
 
   /** Writes {@code object} in the tenant's namespace: created, or replaced when it exists. */
   void write(GenericKubernetesResource object) {
+    write(client, object);
+  }
+
+  /** Writes {@code object} through {@code as}: created, or replaced when it exists. */
+  void write(KubernetesClient as, HasMetadata object) {
     spend();
     try {
-      client.resource(object).createOr(existing -> existing.update());
+      as.resource(object).createOr(existing -> existing.update());
       count("written");
     } catch (KubernetesClientException e) {
       count(Integer.toString(e.getCode()));
@@ -173,6 +198,71 @@ final class Tenant implements AutoCloseable {
     return now.isEmpty()
         ? Subject.of("v1", "Pod", victimNs, "victim-0", uid(r))
         : now.get(r.nextInt(now.size()));
+  }
+
+  /**
+   * The tenant's Pod {@code name}, created when it is missing, as a subject with its uid; {@code
+   * null} when the server refused (counted).
+   */
+  @Nullable Subject pod(String name) {
+    spend();
+    try {
+      var resource = client.pods().inNamespace(ns).withName(name);
+      Pod pod = resource.get();
+      if (pod == null) {
+        pod =
+            client
+                .pods()
+                .inNamespace(ns)
+                .resource(
+                    new PodBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .endMetadata()
+                        .withNewSpec()
+                        .addNewContainer()
+                        .withName("app")
+                        .withImage("registry.invalid/tenant:1")
+                        .endContainer()
+                        .endSpec()
+                        .build())
+                .create();
+      }
+      count("ok");
+      return Subject.of("v1", "Pod", ns, name, pod.getMetadata().getUid());
+    } catch (KubernetesClientException e) {
+      count(Integer.toString(e.getCode()));
+      return null;
+    }
+  }
+
+  /** How many fill-caps objects (and Pods) the tenant has made. */
+  final java.util.concurrent.atomic.AtomicInteger filled =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  /**
+   * The results the tenant's own aggregates hold, as the aggregator last wrote them (one LIST,
+   * counted); -1 when the server refused.
+   */
+  long heldResults() {
+    spend();
+    try {
+      long n = 0;
+      for (PolicyReportResource report :
+          client.resources(PolicyReportResource.class).inNamespace(ns).list().getItems()) {
+        try {
+          n += ReportCodec.decode(report).results().size();
+        } catch (RuntimeException e) {
+          // one of its own squats or edits: it holds nothing
+        }
+      }
+      count("ok");
+      return n;
+    } catch (RuntimeException e) {
+      count(
+          e instanceof KubernetesClientException k ? Integer.toString(k.getCode()) : "undecodable");
+      return -1;
+    }
   }
 
   /** A subject of the tenant's own namespace that does not exist. */

@@ -50,6 +50,7 @@ final class Victim {
   private final long base;
   private long clock;
   private int created;
+  private volatile Map<String, String> listedUids = Map.of();
 
   /**
    * @param producer the victim's producer, a namespace admin of {@code ns}
@@ -201,14 +202,43 @@ final class Victim {
   /** What the cluster's reports of the victim's namespace hold, as the aggregator wrote them. */
   Map<String, List<Result>> actual() {
     Map<String, List<Result>> out = new TreeMap<>();
+    Map<String, String> uids = new TreeMap<>();
     for (PolicyReportResource object :
         admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems()) {
       AggregateReport r = ReportCodec.decode(object);
       if (r.ownedBy(dialect.grouping().layout())) {
         out.put(r.ref().name(), r.results());
+        uids.put(r.ref().name(), object.getMetadata().getUid());
       }
     }
+    listedUids = uids;
     return out;
+  }
+
+  /**
+   * How many of the victim's intermediate reports are left (Kyverno's EphemeralReports, which the
+   * aggregator deletes once merged, as Kyverno's own aggregation does); 0 for the other inputs,
+   * whose objects are the producer's to keep.
+   */
+  int intermediatesLeft() {
+    if (dialect != Dialect.KYVERNO) {
+      return 0;
+    }
+    return admin
+        .genericKubernetesResources(dialect.kind())
+        .inNamespace(ns)
+        .list()
+        .getItems()
+        .size();
+  }
+
+  /**
+   * The {@code metadata.uid} of each report the last {@link #actual} listed, by name: a report of
+   * the same name with another uid was deleted and written again in between, its results missing
+   * for a while.
+   */
+  Map<String, String> listedUids() {
+    return listedUids;
   }
 
   /**
