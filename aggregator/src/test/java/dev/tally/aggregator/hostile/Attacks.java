@@ -70,7 +70,7 @@ final class Attacks {
               Attacks::claimedUid),
           new Attack.Kind(
               "near-size-limit",
-              "objects of 1.0 to 1.7 MiB, about the API server's 1.5 MiB limit (4 names reused)",
+              "objects of 1.0 to 1.7 MiB, about the API server's 1.5 MiB limit, about 8 Pods of its own",
               EVERY,
               Map.of(),
               Attacks::nearSizeLimit),
@@ -88,7 +88,7 @@ final class Attacks {
               Attacks::unknownFields),
           new Attack.Kind(
               "many-coverage-keys",
-              "one subject with 1,000 to 5,000 coverage keys, rewritten with other keys",
+              "a Pod covered by 16 producers, each with 1,000 to 5,000 keys, rewritten with other keys",
               EVERY,
               Map.of(),
               Attacks::manyCoverageKeys),
@@ -141,7 +141,15 @@ final class Attacks {
             t.ns,
             "web-" + r.nextInt(9) + "." + Long.toHexString(r.nextLong()),
             Tenant.uid(r));
-    write(t, "event-" + r.nextInt(8), Tenant.evaluation(event, r, Tenant.now()), "admission");
+    GenericKubernetesResource o =
+        t.encode("event-" + r.nextInt(8), Tenant.evaluation(event, r, Tenant.now()), "admission");
+    if (o == null) {
+      return;
+    }
+    // named by its labels alone: the server refuses the object itself with an owner reference to
+    // an Event, and the point is a report the aggregator would give one
+    o.getMetadata().setOwnerReferences(null);
+    t.write(o);
   }
 
   static void overLimits(Tenant t, SplittableRandom r) {
@@ -345,11 +353,13 @@ final class Attacks {
     for (int i = 0; i * (each + 120) < target; i++) {
       findings.add(new Evaluation.Finding("big", "r" + i, ResultStatus.FAIL, message + i));
     }
-    write(
-        t,
-        "big-" + r.nextInt(4),
-        new Evaluation(t.ghost(r), Set.of("big"), findings, Tenant.now()),
-        "scan");
+    // about Pods of the tenant's, so that what is admitted is held (a ghost's results are dropped)
+    int k = r.nextInt(8);
+    Subject subject = t.pod("big-" + k);
+    if (subject == null) {
+      return;
+    }
+    write(t, "big-" + k, new Evaluation(subject, Set.of("big"), findings, Tenant.now()), "scan");
   }
 
   static void churn(Tenant t, SplittableRandom r) {
@@ -447,13 +457,14 @@ final class Attacks {
         findings.add(new Evaluation.Finding(policy, "r", ResultStatus.FAIL, "wide"));
       }
     }
-    Subject subject =
-        Subject.of("v1", "Pod", t.ns, "wide-" + r.nextInt(3), "wide-uid-" + r.nextInt(3));
-    write(
-        t,
-        "wide-" + r.nextInt(3),
-        new Evaluation(subject, policies, findings, Tenant.now()),
-        "scan");
+    // one Pod of the tenant's (results about a Pod that does not exist are dropped) covered by up
+    // to 16 producers, each with thousands of keys: tens of thousands of registers on one subject
+    Subject subject = t.pod("wide");
+    if (subject == null) {
+      return;
+    }
+    int k = r.nextInt(16);
+    write(t, "wide-" + k, new Evaluation(subject, policies, findings, Tenant.now()), "scan-" + k);
   }
 
   /**

@@ -2,11 +2,14 @@ package dev.tally.aggregator.hostile;
 
 import dev.tally.aggregator.JarProcess;
 import dev.tally.report.api.Result;
+import dev.tally.report.fabric8.resource.PolicyReportResource;
+import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -111,6 +114,12 @@ final class HostileRun {
 
   static final long LOG_BYTES_PER_REQUEST = 256;
 
+  /**
+   * What the aggregator's reports in the tenant's namespace may weigh: its cap of result bytes
+   * ({@link #MAX_RESULT_BYTES}) and half as much again for the reports' envelopes.
+   */
+  static final long TENANT_REPORT_BYTES = MAX_RESULT_BYTES * 3 / 2 + 256 * 1024;
+
   private volatile int lastStep = -1;
 
   private HostileRun(RealKubernetes.Cluster cluster, Settings settings, Plan plan) {
@@ -188,15 +197,11 @@ final class HostileRun {
     ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
     ScheduledExecutorService attacker = Executors.newSingleThreadScheduledExecutor();
     int restarts = 0;
+    // started once the victim has reports: a release's start lists every report it might own
+    AtomicReference<JarProcess> beside = new AtomicReference<>();
     try (JarProcess jar =
             JarProcess.start(
                 "hostile-" + input.flag + "-" + n, port, jvm, args.toArray(String[]::new));
-        JarProcess beside =
-            JarProcess.start(
-                "neighbour-" + neighbour.flag + "-" + n,
-                neighbourPort,
-                neighbourJvm,
-                neighbourArgs.toArray(String[]::new));
         Tenant tenant =
             new Tenant(
                 tenantClient,
@@ -220,22 +225,13 @@ final class HostileRun {
             return probe(port, "/readyz") == 200;
           },
           Duration.ofSeconds(180));
-      Await.until(
-          "the neighbour release is ready (" + neighbour.flag + ")",
-          () -> {
-            if (!beside.process.isAlive()) {
-              throw new AssertionError(
-                  "the neighbour release exited before it was ready\n" + beside.output());
-            }
-            return probe(neighbourPort, "/readyz") == 200;
-          },
-          Duration.ofSeconds(180));
       long pid = jar.process.pid();
       sampler.scheduleWithFixedDelay(
           () -> {
             sample(jar, port, pid, tenant);
-            if (!beside.process.isAlive()) {
-              fail("the neighbour release exited (" + beside.process.exitValue() + ")");
+            JarProcess b = beside.get();
+            if (b != null && !b.process.isAlive()) {
+              fail("the neighbour release exited (" + b.process.exitValue() + ")");
             }
           },
           0,
@@ -314,6 +310,25 @@ final class HostileRun {
             }
           }
           reportUids = uids;
+          if (beside.get() == null && !uids.isEmpty()) {
+            JarProcess b =
+                JarProcess.start(
+                    "neighbour-" + neighbour.flag + "-" + n,
+                    neighbourPort,
+                    neighbourJvm,
+                    neighbourArgs.toArray(String[]::new));
+            beside.set(b);
+            Await.until(
+                "the neighbour release is ready (" + neighbour.flag + ")",
+                () -> {
+                  if (!b.process.isAlive()) {
+                    throw new AssertionError(
+                        "the neighbour release exited before it was ready\n" + b.output());
+                  }
+                  return probe(neighbourPort, "/readyz") == 200;
+                },
+                Duration.ofSeconds(180));
+          }
         }
       }
       attacker.shutdownNow();
@@ -360,6 +375,10 @@ final class HostileRun {
     } finally {
       attacker.shutdownNow();
       sampler.shutdownNow();
+      JarProcess b = beside.get();
+      if (b != null) {
+        b.close();
+      }
       release(admin, input, leavingNs);
       admin.namespaces().withName(tenantNs).delete();
       admin.namespaces().withName(victimNs).delete();
@@ -479,6 +498,17 @@ final class HostileRun {
                 + " KiB: something is logged again and again");
       }
       if (probes.get() % 5 == 0) {
+        long held = tenantReportBytes(tenant);
+        if (held > TENANT_REPORT_BYTES) {
+          fail(
+              "the aggregator's reports in the tenant's namespace hold "
+                  + held / 1024
+                  + " KiB, past what its cap of "
+                  + MAX_RESULT_BYTES / 1024
+                  + " KiB of results per namespace allows ("
+                  + TENANT_REPORT_BYTES / 1024
+                  + " KiB with their envelopes): a cap in bytes was not kept");
+        }
         double refused = metric(port, "tally_writes_refused_total");
         if (refused > 0) {
           fail(
@@ -491,6 +521,30 @@ final class HostileRun {
     } catch (RuntimeException e) {
       fail("sampling the aggregator failed: " + e);
     }
+  }
+
+  /**
+   * What the aggregator's reports of the tenant's namespace weigh, as JSON: what it holds for that
+   * namespace, which its caps in bytes bound.
+   */
+  private long tenantReportBytes(Tenant tenant) {
+    long bytes = 0;
+    for (PolicyReportResource object :
+        cluster
+            .admin()
+            .resources(PolicyReportResource.class)
+            .inNamespace(tenant.ns)
+            .list()
+            .getItems()) {
+      try {
+        if (ReportCodec.decode(object).ownedBy(settings.input().grouping().layout())) {
+          bytes += Serialization.asJson(object).length();
+        }
+      } catch (RuntimeException e) {
+        // a squat of the tenant's, or an aggregate it edited: not what the aggregator holds
+      }
+    }
+    return bytes;
   }
 
   /** The sum of a metric's samples on the aggregator's /metrics; 0 when it has none. */
