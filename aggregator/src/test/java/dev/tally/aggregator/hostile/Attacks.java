@@ -500,7 +500,7 @@ final class Attacks {
 
   static void terminatingNamespace(Tenant t, SplittableRandom r) {
     Tenant.Leaving leaving = t.leaving;
-    if (!t.left.compareAndSet(false, true)) {
+    if (t.left.get()) {
       return; // once a run: the namespace is terminating, and stays so to the end
     }
     Pod held =
@@ -518,16 +518,20 @@ final class Attacks {
             .endSpec()
             .build();
     t.write(leaving.client(), held);
-    Pod stored = leaving.client().pods().inNamespace(leaving.ns()).withName("held").get();
-    if (stored == null) {
-      return;
+    Pod[] stored = new Pod[1];
+    t.request(
+        () -> stored[0] = leaving.client().pods().inNamespace(leaving.ns()).withName("held").get());
+    if (stored[0] == null) {
+      return; // tried again at its next step
     }
-    Subject subject = Subject.of("v1", "Pod", leaving.ns(), "held", stored.getMetadata().getUid());
+    Subject subject =
+        Subject.of("v1", "Pod", leaving.ns(), "held", stored[0].getMetadata().getUid());
     GenericKubernetesResource o =
         t.dialect.encode(leaving.ns(), "held", Tenant.evaluation(subject, r, Tenant.now()), "scan");
     o.getMetadata().setFinalizers(List.of(HOLD));
     t.write(leaving.client(), o);
     leaving.deleteNamespace().run();
+    t.left.set(true);
     t.count("namespace deleted");
   }
 
