@@ -4,6 +4,7 @@ import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.Timestamp;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 
@@ -46,9 +47,28 @@ public final class ClockRule {
     return maxSkew;
   }
 
-  /** The latest time an evaluation read at {@code now} may state. */
+  /**
+   * The latest time an evaluation read at {@code now} may state: {@code now} plus the skew, to the
+   * nanosecond (a skew of 500 ms is not 0 s), saturating at {@link Timestamp#MAX_SECONDS}.
+   */
   public Timestamp latestAccepted(Timestamp now) {
-    return InvalidReportException.requireNonNull("now", now).plusSeconds(maxSkew.toSeconds());
+    InvalidReportException.requireNonNull("now", now);
+    long nanos = (long) now.nanos() + maxSkew.getNano();
+    long carry = nanos / 1_000_000_000L;
+    long room = Timestamp.MAX_SECONDS - now.seconds();
+    long skewSeconds = maxSkew.getSeconds();
+    if (skewSeconds > room || skewSeconds + carry > room) {
+      return new Timestamp(Timestamp.MAX_SECONDS, 999_999_999);
+    }
+    return new Timestamp(now.seconds() + skewSeconds + carry, (int) (nanos % 1_000_000_000L));
+  }
+
+  /** The skew in seconds as it was given, to the nanosecond: {@code 300}, {@code 0.5}. */
+  private String skewSeconds() {
+    return BigDecimal.valueOf(maxSkew.getSeconds())
+        .add(BigDecimal.valueOf(maxSkew.getNano(), 9))
+        .stripTrailingZeros()
+        .toPlainString();
   }
 
   /**
@@ -95,7 +115,7 @@ public final class ClockRule {
             + ", later than the aggregator's clock ("
             + now
             + ") plus the allowed clock skew of "
-            + maxSkew.toSeconds()
+            + skewSeconds()
             + " s: an evaluation cannot be from the future");
   }
 }
