@@ -205,6 +205,35 @@ public final class RealServer {
   }
 
   /**
+   * {@link #requestsSince}, once the audit log holds at least {@code atLeast} of each count named
+   * (a bounded wait, 30 s): the log is written as each request completes, so a state the test saw
+   * (a report gone) can be read before the request that made it is logged. Counting as soon as the
+   * state looks right undercounts now and then; past the wait, what the log holds is returned for
+   * the assertion to show.
+   */
+  static java.util.Map<String, Integer> requestsOnceLogged(
+      RealKubernetes.Cluster cluster,
+      long mark,
+      String ns,
+      java.util.Map<String, Integer> atLeast) {
+    var last = new java.util.concurrent.atomic.AtomicReference<java.util.Map<String, Integer>>();
+    try {
+      Await.until(
+          "the audit log holds " + atLeast,
+          () -> {
+            var counts = requestsSince(cluster, mark, ns);
+            last.set(counts);
+            return atLeast.entrySet().stream()
+                .allMatch(e -> counts.getOrDefault(e.getKey(), 0) >= e.getValue());
+          },
+          java.time.Duration.ofSeconds(30));
+    } catch (AssertionError e) {
+      // the caller's assertion names what is missing, with every count
+    }
+    return last.get();
+  }
+
+  /**
    * The completed requests after {@code mark} of the audit log (watches, which complete only when
    * their stream ends, left out).
    */

@@ -7,6 +7,7 @@ import static dev.tally.report.fabric8.RealServer.fail;
 import static dev.tally.report.fabric8.RealServer.installCrds;
 import static dev.tally.report.fabric8.RealServer.installRbac;
 import static dev.tally.report.fabric8.RealServer.publishFailure;
+import static dev.tally.report.fabric8.RealServer.requestsOnceLogged;
 import static dev.tally.report.fabric8.RealServer.requestsSince;
 import static dev.tally.report.fabric8.RealServer.results;
 import static dev.tally.report.fabric8.RealServer.settle;
@@ -76,7 +77,7 @@ class RealServerEconomyTest {
       publishFailure(publisher, "admission", admitted, "require-labels");
       settle(controller, metrics, 2);
       Await.until("the admission event is aggregated", () -> results(admin, ns) == 2);
-      var perEvent = requestsSince(cluster, mark, ns);
+      var perEvent = requestsOnceLogged(cluster, mark, ns, Map.of("producer", 1, "aggregator", 1));
       assertThat(perEvent.get("producer")).as("producer writes: %s", perEvent).isEqualTo(1);
       assertThat(perEvent.get("aggregator")).as("aggregator writes: %s", perEvent).isEqualTo(1);
 
