@@ -28,14 +28,9 @@ class ChartIT {
   static final Path ROOT = ChartFilesTest.deployDir().getParent();
   private static final String CHART = "charts/tally-aggregator";
   private static final String NAME = "tally-aggregator";
-  private static Helm helm;
 
-  /** Helm, built on first use (minutes, cold; nothing when cached). */
-  static synchronized Helm helm() {
-    if (helm == null) {
-      helm = Helm.build(Path.of(System.getProperty("user.dir"), "target", "helm"));
-    }
-    return helm;
+  static Helm helm() {
+    return ChartRender.helm();
   }
 
   @Test

@@ -23,18 +23,13 @@ import org.junit.jupiter.api.io.TempDir;
  * CIDRs listed, and none at all when none is; malformed peers and CIDRs refused by the schema.
  */
 class ChartNetworkPolicyTest {
-  private static final Path ROOT = ChartFilesTest.deployDir().getParent();
-  private static final String CHART = "charts/tally-aggregator";
-  private static final String NAME = "tally-aggregator";
+  private static final Path ROOT = ChartRender.ROOT;
+  private static final String CHART = ChartRender.CHART;
+  private static final String NAME = ChartRender.NAME;
   private static final String POLICY = "templates/networkpolicy.yaml";
-  private static Helm helm;
 
-  /** Helm, built on first use (minutes, cold; nothing when cached). */
-  private static synchronized Helm helm() {
-    if (helm == null) {
-      helm = Helm.build(Path.of(System.getProperty("user.dir"), "target", "helm"));
-    }
-    return helm;
+  private static Helm helm() {
+    return ChartRender.helm();
   }
 
   @TempDir Path dir;
@@ -207,8 +202,7 @@ class ChartNetworkPolicyTest {
 
   /** The labels of the Pods of the Deployment rendered with {@code args}. */
   private static Map<String, String> podLabelsSelected(String... args) {
-    Deployment deployment =
-        Serialization.unmarshal(render("templates/deployment.yaml", args), Deployment.class);
+    Deployment deployment = ChartRender.deployment(args);
     Map<String, String> pod = deployment.getSpec().getTemplate().getMetadata().getLabels();
     Map<String, String> selector = deployment.getSpec().getSelector().getMatchLabels();
     assertThat(pod).containsAllEntriesOf(selector);
@@ -216,8 +210,6 @@ class ChartNetworkPolicyTest {
   }
 
   private static String render(String template, String... args) {
-    List<String> command = new ArrayList<>(List.of("template", NAME, CHART, "-s", template));
-    command.addAll(List.of(args));
-    return helm().ok(ROOT, command.toArray(String[]::new));
+    return ChartRender.render(template, args);
   }
 }

@@ -45,13 +45,6 @@ class ImageIT {
   private static final Path TAR =
       Path.of(System.getProperty("tally.image.tar", "target/tally-aggregator-image.tar"));
   private static final Path WORK = Path.of(System.getProperty("user.dir"), "target", "image-it");
-  private static final List<String> ENTRYPOINT =
-      List.of(
-          "java",
-          "-XX:MaxRAMPercentage=75",
-          "-XX:+ExitOnOutOfMemoryError",
-          "-jar",
-          "/app/tally-aggregator.jar");
 
   /** Names that must not be in the image: shells, package managers, build tools. */
   private static final Set<String> TOOLS =
@@ -126,9 +119,19 @@ class ImageIT {
   void theImageRunsAsANonRootUserAndHoldsNoShellBuildToolOrSecret(RealKubernetes.Cluster cluster)
       throws Exception {
     Unpacked image = unpacked();
+    // what the chart runs by default, so that docker run and the chart behave alike
+    List<String> chartCommand =
+        ChartRender.deployment()
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0)
+            .getCommand();
+    assertThat(chartCommand).contains("-XX:TieredStopAtLevel=1", "/app/tally-aggregator.jar");
     assertThat(image.container())
         .containsEntry("User", "65532:65532")
-        .containsEntry("Entrypoint", ENTRYPOINT);
+        .containsEntry("Entrypoint", chartCommand);
     assertThat((List<Object>) image.container().get("Env")).contains("PATH=/opt/java/bin");
     assertThat(image.root().resolve("etc/passwd")).content().contains("nonroot:x:65532:65532:");
 
