@@ -1,5 +1,6 @@
 package dev.tally.aggregator;
 
+import dev.tally.aggregator.log.Logging;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.fabric8.AggregatorController;
 import dev.tally.report.fabric8.ApiBudget;
@@ -79,6 +80,7 @@ public final class Main {
       out.print(Options.usage());
       return 0;
     }
+    Logging.configure(options.logFormat, options.logLevel);
 
     CipherOrder cipherOrder;
     try {

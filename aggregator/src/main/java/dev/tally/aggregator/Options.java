@@ -1,5 +1,6 @@
 package dev.tally.aggregator;
 
+import dev.tally.aggregator.log.LogFormat;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.InputCaps;
 import dev.tally.report.api.ReportFormat;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.event.Level;
 
 /**
  * The command line of the aggregator: every flag, its default and its check. {@link #parse} turns
@@ -24,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * <p>This class is the assembly: the flags come in groups, each a class of its own with its flags,
  * their defaults and their parsing ({@link ClusterOptions}, the inputs ({@link #INPUTS}), {@link
  * LayoutOptions}, {@link LeaseOptions}, {@link HealthOptions}, {@link TimingOptions}, {@link
- * BudgetOptions}, {@link CapsOptions}); the reading of a command line is {@link FlagValues}.
+ * BudgetOptions}, {@link CapsOptions}, {@link LogOptions}); the reading of a command line is {@link
+ * FlagValues}.
  */
 public final class Options {
   /**
@@ -55,6 +58,7 @@ public final class Options {
               CapsOptions.REFUSED_FLAGS,
               List.of(TimingOptions.MIN_RESYNC_INTERVAL),
               HealthOptions.PROBE_FLAGS,
+              LogOptions.FLAGS,
               List.of(HELP))
           .flatMap(List::stream)
           .toList();
@@ -96,6 +100,8 @@ public final class Options {
   final Duration minResyncInterval;
   final int maxRefusedCopies;
   final int maxRefusedCopiesPerNamespace;
+  final LogFormat logFormat;
+  final Level logLevel;
   final boolean help;
 
   private Options(FlagValues v) {
@@ -140,6 +146,9 @@ public final class Options {
     caps = capsOptions.caps();
     maxRefusedCopies = capsOptions.maxRefusedCopies();
     maxRefusedCopiesPerNamespace = capsOptions.maxRefusedCopiesPerNamespace();
+    LogOptions log = LogOptions.parse(v);
+    logFormat = log.format();
+    logLevel = log.level();
   }
 
   /**

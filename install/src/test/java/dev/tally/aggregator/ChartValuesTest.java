@@ -258,6 +258,16 @@ class ChartValuesTest {
   }
 
   @Test
+  void theLogsFormatAndLevelReachTheJarAndOthersAreRefused() {
+    assertThat(aggregator(deployment()).getArgs())
+        .contains("--log-format=text", "--log-level=info");
+    assertThat(aggregator(deployment("--set", "log.format=json,log.level=debug")).getArgs())
+        .contains("--log-format=json", "--log-level=debug");
+    assertThat(refusal("--set", "log.format=yaml")).contains("format");
+    assertThat(refusal("--set", "log.level=verbose")).contains("level");
+  }
+
+  @Test
   void theChartsIconIsAnSvgItCarries() throws IOException {
     Map<?, ?> chart =
         Serialization.unmarshal(

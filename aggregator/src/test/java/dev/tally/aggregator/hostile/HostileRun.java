@@ -1,6 +1,7 @@
 package dev.tally.aggregator.hostile;
 
 import dev.tally.aggregator.JarProcess;
+import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.Result;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
@@ -36,6 +37,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * One run of the harness against one input: the aggregator jar started as the chart starts it (its
@@ -86,6 +90,8 @@ final class HostileRun {
       return failure != null;
     }
   }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private static final AtomicInteger RUNS = new AtomicInteger();
 
@@ -163,6 +169,8 @@ final class HostileRun {
     KubernetesClient producer = cluster.tenant("producer", victimNs, TENANT_ROLE);
     int port = freePort();
     List<String> args = releaseArgs(input, "aggregator-" + n, leaseNs, "hostile-" + n, port);
+    // its log as a pipeline reads it: each line one JSON object, whatever the tenant wrote
+    args.add("--log-format=json");
     // the process-wide caps scaled down, each as large as a namespace's, so that one tenant
     // namespace fills them within a run (fill-caps); the victim stays within its share of them
     args.addAll(
@@ -355,6 +363,13 @@ final class HostileRun {
               + " KiB (budget "
               + (LOG_BASE_BYTES + LOG_BYTES_PER_REQUEST * tenant.requests()) / 1024
               + " KiB)");
+      String notJson = firstLineNotJson(jar.stderr());
+      if (notJson != null) {
+        fail(
+            "a line of the aggregator's log (--log-format json) is not one JSON object of time,"
+                + " level, logger and message: "
+                + InvalidReportException.printable(notJson, 400));
+      }
       if (failure.get() != null) {
         System.err.println(
             "hostile-tenant: the aggregator's log of the failed run: "
@@ -400,6 +415,27 @@ final class HostileRun {
         }
       }
     }
+  }
+
+  /**
+   * The first line of {@code log} that is not one JSON object with the string fields time, level,
+   * logger and message, or null when every line is one.
+   */
+  static @Nullable String firstLineNotJson(String log) {
+    for (String line : log.split("\n")) {
+      try {
+        JsonNode record = JSON.readTree(line);
+        if (record == null
+            || !record.isObject()
+            || !List.of("time", "level", "logger", "message").stream()
+                .allMatch(f -> record.path(f).isString())) {
+          return line;
+        }
+      } catch (JacksonException e) {
+        return line;
+      }
+    }
+    return null;
   }
 
   /** Lets the tenant's deleted namespace go: the finalizers its objects were held by removed. */

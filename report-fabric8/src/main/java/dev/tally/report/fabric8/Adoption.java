@@ -4,6 +4,7 @@ import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.WireNames;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.fabric8.internal.OwnedPartialReports;
 import dev.tally.report.fabric8.resource.PartialReportSpec;
 import dev.tally.report.fabric8.resource.ReportCodec;
@@ -85,9 +86,8 @@ final class Adoption {
                       .delete());
           removed++;
           writes.forget(evaluation.subject(), name);
-          LOG.info(
-              "removed the partial report about {}: it never appeared",
-              evaluation.subject().display());
+          LogFields.about(LOG.atInfo(), evaluation.subject())
+              .log("removed the partial report about this subject: it never appeared");
         } catch (KubernetesClientException e) {
           if (!ApiCalls.changedMeanwhile(e)) {
             throw e;

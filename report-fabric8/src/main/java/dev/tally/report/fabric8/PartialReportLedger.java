@@ -13,6 +13,7 @@ import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.input.InputLifecycle;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.input.Statement;
+import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.merge.publish.ClockRule;
 import dev.tally.report.merge.publish.SubjectIndex;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -292,7 +293,8 @@ final class PartialReportLedger {
         agg.apply(seed);
         track(seed);
       } catch (InvalidReportException e) {
-        LOG.warn("a seed about {} is refused: {}", seed.subject(), e.getMessage());
+        LogFields.about(LOG.atWarn(), seed.subject())
+            .log("a seed about this subject is refused: {}", e.getMessage());
       }
     }
     for (Subject gone : seen.gone()) {

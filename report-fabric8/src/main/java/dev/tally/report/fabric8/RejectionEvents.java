@@ -4,6 +4,7 @@ import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.names.KubernetesNames;
 import io.fabric8.kubernetes.api.model.EventBuilder;
@@ -128,10 +129,11 @@ final class RejectionEvents {
     String ns = meta.getNamespace() == null ? "" : meta.getNamespace();
     if (!take(ns)) {
       metrics.rejectionEventSuppressed(ns);
-      LOG.debug("{} {} (namespace over its share of Events): {}", verb, key, message);
+      LogFields.about(LOG.atDebug(), resource)
+          .log("{} (namespace over its share of Events): {}", verb, message);
       return;
     }
-    LOG.warn("{} {}: {}", verb, key, message);
+    LogFields.about(LOG.atWarn(), resource).log("{}: {}", verb, message);
     if (!emitEvents) {
       return;
     }

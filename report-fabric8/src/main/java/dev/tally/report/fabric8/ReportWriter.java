@@ -12,6 +12,7 @@ import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Summary;
 import dev.tally.report.api.WireNames;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.fabric8.internal.PagedList;
 import dev.tally.report.fabric8.resource.AggregateResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
@@ -200,11 +201,8 @@ final class ReportWriter {
     try {
       report = ReportCodec.decode(item);
     } catch (InvalidReportException e) {
-      LOG.warn(
-          "owned {} {} does not decode ({}); it will be rewritten",
-          item.getKind(),
-          item.getMetadata().getName(),
-          e.getMessage());
+      LogFields.about(LOG.atWarn(), item)
+          .log("an owned report does not decode ({}); it will be rewritten", e.getMessage());
       var ref =
           new ReportRef(
               item.reportKind(),
@@ -367,12 +365,12 @@ final class ReportWriter {
   }
 
   private Verdict refuse(ReportRef ref) {
-    LOG.warn(
-        "{} exists and is not this aggregator's ({}={}{}); leaving it alone",
-        ref,
-        WireNames.MANAGED_BY_LABEL,
-        owner.managedBy(),
-        owner == ReportLayout.TALLY ? ", input " + input : "");
+    LogFields.about(LOG.atWarn(), ref)
+        .log(
+            "the report exists and is not this aggregator's ({}={}{}); leaving it alone",
+            WireNames.MANAGED_BY_LABEL,
+            owner.managedBy(),
+            owner == ReportLayout.TALLY ? ", input " + input : "");
     resourceVersions.remove(ref);
     return Verdict.REFUSED;
   }

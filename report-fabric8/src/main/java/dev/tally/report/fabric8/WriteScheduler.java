@@ -5,6 +5,7 @@ import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportRef;
+import dev.tally.report.fabric8.internal.LogFields;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -366,7 +367,7 @@ final class WriteScheduler {
       if (!again.contains(ref)) {
         Trouble t = trouble.remove(ref);
         if (t != null && t.attempts > 1) {
-          LOG.info("{} is written again after {} attempts", ref, t.attempts);
+          LogFields.about(LOG.atInfo(), ref).log("written again after {} attempts", t.attempts);
         }
       }
     }
@@ -417,9 +418,9 @@ final class WriteScheduler {
     Trouble t = trouble.get(ref);
     if (t != null && !t.warned) {
       t.warned = true;
-      LOG.warn("{}: {}; it is retried alone, with backoff", ref, what);
+      LogFields.about(LOG.atWarn(), ref).log("{}; it is retried alone, with backoff", what);
     } else {
-      LOG.debug("{}: {} (attempt {})", ref, what, t == null ? 0 : t.attempts);
+      LogFields.about(LOG.atDebug(), ref).log("{} (attempt {})", what, t == null ? 0 : t.attempts);
     }
   }
 

@@ -8,6 +8,7 @@ import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.fabric8.internal.RateLimitedLog;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -318,11 +319,11 @@ final class IntermediateReports {
         }
       } else if (Duration.between(w.since(), now).compareTo(settings.adoptionGrace()) > 0) {
         release(key);
-        LOG.warn(
-            "{} is about {}, which did not appear within {}: deleting it",
-            key,
-            w.subject().display(),
-            settings.adoptionGrace());
+        LogFields.about(LOG.atWarn(), w.object())
+            .addKeyValue("subject", where(w.subject()))
+            .log(
+                "the report's resource did not appear within {}: deleting it",
+                settings.adoptionGrace());
         if (delete(key, Read.of(w.object()))) {
           metrics.inputObjectExpired();
         }

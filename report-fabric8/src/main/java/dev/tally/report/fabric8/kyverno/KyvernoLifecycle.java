@@ -9,6 +9,7 @@ import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.InputLifecycle;
+import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.merge.kyverno.KyvernoMapping;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.time.Duration;
@@ -88,7 +89,8 @@ final class KyvernoLifecycle implements InputLifecycle {
       try {
         seeds.addAll(KyvernoMapping.seed(report, context.clockRule(), seededAt));
       } catch (InvalidReportException e) {
-        LOG.warn("{} does not seed the aggregator: {}", report.ref(), e.getMessage());
+        LogFields.about(LOG.atWarn(), report.ref())
+            .log("the report does not seed the aggregator: {}", e.getMessage());
       }
     }
     if (!seen.seeds().isEmpty()) {
