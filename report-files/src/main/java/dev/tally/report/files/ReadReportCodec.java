@@ -23,8 +23,11 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,10 +63,13 @@ final class ReadReportCodec {
                             + WireVersion.known()));
     AggregateResource copy = Binding.fromJson(Binding.toJson(res), kind);
     List<CodecWarning> warnings = new ArrayList<>();
+    UnaryOperator<String> wirePath = UnaryOperator.identity();
     if (version.legacyResults()) {
-      copy.setResults(fromV1alpha1(copy.getResults(), path -> path, warnings));
+      V1alpha1Results legacy = fromV1alpha1(copy.getResults(), path -> path, warnings);
+      copy.setResults(legacy.results());
+      wirePath = legacy::wirePath;
     }
-    AggregateReport report = decode(copy, version, path -> path, warnings);
+    AggregateReport report = decode(copy, wirePath, path -> path, warnings);
     for (CodecWarning w : warnings) {
       LOG.warn("{} ({}): {}", report.ref(), apiVersion, w);
     }
@@ -73,13 +79,14 @@ final class ReadReportCodec {
   /**
    * The report an object in the layout of {@link WireResult} holds, read leniently: a copy of it is
    * normalised as {@link ReportFiles}' class comment says, adding a warning for each, then decoded
-   * strictly. Warnings and errors name the field as {@code version} spells it, under {@code path}.
+   * strictly. Warnings and errors name the field as the object spelled it ({@code wirePath}, such
+   * as {@link V1alpha1Results#wirePath}), under {@code path}.
    *
    * @throws InvalidReportException naming the first invalid field as {@code path} gives it
    */
   static AggregateReport decode(
       AggregateResource res,
-      WireVersion version,
+      UnaryOperator<String> wirePath,
       UnaryOperator<String> path,
       List<CodecWarning> warnings) {
     AggregateResource copy = Binding.fromJson(Binding.toJson(res), res.reportKind());
@@ -90,10 +97,10 @@ final class ReadReportCodec {
     try {
       report = ReportCodec.decode(copy);
     } catch (InvalidReportException e) {
-      throw new InvalidReportException(path.apply(version.wirePath(e.field())), e.reason());
+      throw new InvalidReportException(path.apply(wirePath.apply(e.field())), e.reason());
     }
     for (CodecWarning w : normalised) {
-      warnings.add(new CodecWarning(path.apply(version.wirePath(w.field())), w.message()));
+      warnings.add(new CodecWarning(path.apply(wirePath.apply(w.field())), w.message()));
     }
     return report;
   }
@@ -231,44 +238,120 @@ final class ReadReportCodec {
   /**
    * {@code results} of a {@code wgpolicyk8s.io/v1alpha1} object as {@link
    * #fromV1alpha1(WireResult)} reads them, adding a warning for each outcome given as {@code
-   * result} (it is written back as {@code status}) and for each {@code status} that the {@code
-   * result} beside it makes a readiness, dropped. {@code path} turns {@code results[i].field} into
-   * the path the warning names.
+   * result} and each properties given as {@code properties} (both are written back under the final
+   * schema's names, {@code status} and {@code data}), for each {@code status} that the {@code
+   * result} beside it makes a readiness, dropped, and for each key of {@code data} whose value the
+   * {@code properties} beside it replace. {@code path} turns {@code results[i].field} into the path
+   * the warning names.
    */
-  static List<@Nullable WireResult> fromV1alpha1(
+  static V1alpha1Results fromV1alpha1(
       List<@Nullable WireResult> results, UnaryOperator<String> path, List<CodecWarning> warnings) {
     List<@Nullable WireResult> out = new ArrayList<>(results.size());
     for (int i = 0; i < results.size(); i++) {
       WireResult w = results.get(i);
+      String at = "results[" + i + "]";
       if (w != null && w.result() != null) {
         warnings.add(
             new CodecWarning(
-                path.apply("results[" + i + "].result"),
+                path.apply(at + ".result"),
                 "read as the outcome, which the final wgpolicyk8s.io/v1alpha1 schema calls"
                     + " 'status'; written back as 'status'"));
         if (w.status() != null) {
           warnings.add(
               new CodecWarning(
-                  path.apply("results[" + i + "].status"),
+                  path.apply(at + ".status"),
                   "'"
                       + w.status()
                       + "' dropped: beside 'result' it is the policy's implementation readiness,"
                       + " which Tally does not model"));
         }
       }
+      if (w != null && w.properties() != null) {
+        warnings.add(
+            new CodecWarning(
+                path.apply(at + ".properties"),
+                "read as the properties, which the final wgpolicyk8s.io/v1alpha1 schema calls"
+                    + " 'data'; written back as 'data'"));
+        if (w.data() != null) {
+          for (var e : w.data().entrySet()) {
+            if (w.properties().containsKey(e.getKey())
+                && !Objects.equals(w.properties().get(e.getKey()), e.getValue())) {
+              warnings.add(
+                  new CodecWarning(
+                      path.apply(at + ".data[" + e.getKey() + "]"),
+                      "dropped: 'properties' beside it has another value for the same key, and"
+                          + " 'properties' wins"));
+            }
+          }
+        }
+      }
       out.add(w == null ? null : fromV1alpha1(w));
     }
-    return out;
+    return new V1alpha1Results(results, out);
+  }
+
+  /**
+   * The results of a {@code wgpolicyk8s.io/v1alpha1} object in the layout of {@link WireResult}
+   * ({@code results}), beside the results as the object spelled them ({@code published}), which
+   * {@link #wirePath} names fields by.
+   */
+  record V1alpha1Results(List<@Nullable WireResult> published, List<@Nullable WireResult> results) {
+
+    private static final Pattern RENAMED =
+        Pattern.compile(
+            "results\\[(\\d+)\\]\\.(result|properties)(?=$|[.\\[ ])(.*)", Pattern.DOTALL);
+
+    /**
+     * A field path of the layout of {@link WireResult} as the object spelled it: {@code
+     * results[2].result} is {@code results[2].status} unless that result said {@code result}, and
+     * {@code results[2].properties[k]} is {@code results[2].data[k]} unless {@code k} came from
+     * {@code properties} (the map as a whole is {@code properties} when the result had that field,
+     * {@code data} otherwise).
+     */
+    String wirePath(String path) {
+      Matcher m = RENAMED.matcher(path);
+      if (!m.matches()) {
+        return path;
+      }
+      int i = Integer.parseInt(m.group(1));
+      WireResult w = i < published.size() ? published.get(i) : null;
+      if (w == null) {
+        return path;
+      }
+      String rest = m.group(3);
+      String name;
+      if (m.group(2).equals("result")) {
+        name = w.result() != null ? "result" : "status";
+      } else if (rest.startsWith("[") && rest.endsWith("]")) {
+        String key = rest.substring(1, rest.length() - 1);
+        name = w.properties() != null && w.properties().containsKey(key) ? "properties" : "data";
+      } else {
+        name = w.properties() != null ? "properties" : "data";
+      }
+      return "results[" + i + "]." + name + rest;
+    }
   }
 
   /**
    * The reverse of {@link #toV1alpha1}: {@code status} and {@code data} read as the others. The
    * outcome is {@code result} when that is given, as the v1alpha1 types named it from February to
-   * April 2021 (with {@code status} then the policy's implementation readiness, which the model has
-   * no place for) and as tools published it; {@code status} otherwise, the final v1alpha1 schema's
-   * name.
+   * April 2021 (with {@code status} in February the policy's implementation readiness, which the
+   * model has no place for) and as tools published it; {@code status} otherwise, the final v1alpha1
+   * schema's name. The properties are those of {@code data} (the name of February 2021 and of the
+   * final schema) and of {@code properties} (that of March 2021) together, {@code properties}
+   * winning on a key both have; the {@code timestamp} (March 2021) is kept.
    */
   private static WireResult fromV1alpha1(WireResult w) {
+    Map<String, String> properties = w.properties();
+    if (w.data() != null) {
+      if (properties == null) {
+        properties = w.data();
+      } else {
+        Map<String, String> both = new LinkedHashMap<>(w.data());
+        both.putAll(properties);
+        properties = both;
+      }
+    }
     return new WireResult(
         w.source(),
         w.policy(),
@@ -278,7 +361,7 @@ final class ReadReportCodec {
         w.category(),
         w.message(),
         w.scored(),
-        w.data(),
+        properties,
         w.timestamp(),
         w.resources(),
         w.resourceSelector(),
@@ -288,7 +371,8 @@ final class ReadReportCodec {
 
   /**
    * A result in the layout of {@code wgpolicyk8s.io/v1alpha1}: {@code result} moved to {@code
-   * status} and {@code properties} to {@code data}.
+   * status} and {@code properties} to {@code data}, the final schema's names; a {@code timestamp}
+   * stays, as the schema of March 2021 has it (a server serving the final schema drops it).
    */
   private static WireResult toV1alpha1(WireResult w) {
     return new WireResult(
@@ -363,11 +447,6 @@ final class ReadReportCodec {
         throw new InvalidReportException(
             path + ".source",
             "'" + r.source() + "' cannot be written: " + version.apiVersion() + " has no source");
-      }
-      if (r.timestamp().isPresent()) {
-        throw new InvalidReportException(
-            path + ".timestamp",
-            "cannot be written: " + version.apiVersion() + " has no result timestamp");
       }
       if (values && r.severity().filter(s -> !V1ALPHA1_SEVERITIES.contains(s)).isPresent()) {
         throw new InvalidReportException(

@@ -45,7 +45,16 @@ import java.util.List;
  *       status}): read as the outcome and written back as {@code status}; a {@code status} beside
  *       it is that era's implementation readiness ({@code completed}, {@code partial}, {@code
  *       planned}), which the model has no place for, and is dropped.
+ *   <li>a {@code wgpolicyk8s.io/v1alpha1} result whose properties are spelled {@code properties},
+ *       as the v1alpha1 schema of March 2021 named them (the final schema says {@code data}): read
+ *       as the properties and written back as {@code data}. With both fields, the properties are
+ *       those of both; on a key both have with different values, {@code properties} wins and the
+ *       value in {@code data} is dropped, each with a warning naming {@code data[key]}.
  * </ul>
+ *
+ * <p>A {@code wgpolicyk8s.io/v1alpha1} result holds what any schema that version was served with
+ * named: the outcome, the properties and, from the schema of March 2021, the {@code timestamp},
+ * which is read and written back as it is; it holds no {@code source}.
  *
  * <p>A namespaced report without a namespace lands in the default namespace given, as {@code
  * kubectl apply} would put it; an {@code openreports.io} document that says {@code PolicyReport} or
@@ -105,8 +114,8 @@ public final class ReportFiles {
    * through a client for that version.
    *
    * @throws InvalidReportException if the report holds what its version has no field for (a {@code
-   *     wgpolicyk8s.io/v1alpha1} result has no {@code source} and no {@code timestamp}), or a
-   *     wgpolicy report carries a configuration
+   *     wgpolicyk8s.io/v1alpha1} result has no {@code source}), or a wgpolicy report carries a
+   *     configuration
    */
   public static AggregateResource encode(ReadReport read) {
     return ReadReportCodec.encode(read);
@@ -118,7 +127,7 @@ public final class ReportFiles {
    *
    * @throws InvalidReportException if Tally does not write {@code apiVersion}, it has no such kind,
    *     or the report holds what that version cannot (a {@code wgpolicyk8s.io/v1alpha1} result has
-   *     no source, no timestamp and only the severities high, medium and low)
+   *     no source and only the severities high, medium and low)
    */
   public static ReadReport convert(ReadReport read, String apiVersion) {
     return ReadReportCodec.convert(read, apiVersion);

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -106,9 +107,12 @@ final class ReportReader {
     AggregateResource res = bind(doc, prefix, node, kind);
     res.setApiVersion(apiVersion);
     res.setKind(kind.kind());
+    UnaryOperator<String> wirePath = UnaryOperator.identity();
     if (version.legacyResults()) {
-      res.setResults(
-          ReadReportCodec.fromV1alpha1(res.getResults(), path -> join(prefix, path), warnings));
+      ReadReportCodec.V1alpha1Results legacy =
+          ReadReportCodec.fromV1alpha1(res.getResults(), path -> join(prefix, path), warnings);
+      res.setResults(legacy.results());
+      wirePath = legacy::wirePath;
     }
     String namespace = res.getMetadata().getNamespace();
     if (kind.namespaced() && (namespace == null || namespace.isEmpty())) {
@@ -122,7 +126,7 @@ final class ReportReader {
 
     AggregateReport report;
     try {
-      report = ReadReportCodec.decode(res, version, path -> join(prefix, path), warnings);
+      report = ReadReportCodec.decode(res, wirePath, path -> join(prefix, path), warnings);
     } catch (InvalidReportException e) {
       throw doc.error(e.field(), e.reason());
     }

@@ -12,12 +12,14 @@ import java.util.stream.Collectors;
 
 /**
  * The published API versions of the aggregate kinds that the codec reads and writes, and what tells
- * them apart on the wire. {@code wgpolicyk8s.io/v1alpha1} names a result's outcome {@code status}
- * (or {@code result}, as its types did for a while and tools published it: either reads, see {@link
- * ReadReportCodec#fromV1alpha1}) and its properties {@code data}, and has no result {@code source}
- * or {@code timestamp}; {@code wgpolicyk8s.io/v1alpha2} and {@code openreports.io/v1alpha1} share
- * the layout of {@link dev.tally.report.fabric8.resource.WireResult}, and only openreports has the
- * top-level {@code source} and {@code configuration}.
+ * them apart on the wire. {@code wgpolicyk8s.io/v1alpha1} was served with more than one result
+ * schema, and a result holds what any of them named ({@link ReadReportCodec#fromV1alpha1} reads
+ * them): the final schema names the outcome {@code status} and the properties {@code data}; the
+ * schema of March 2021 (which kube-bench's adapter, among others, published through) names them
+ * {@code result} and {@code properties} and has a result {@code timestamp}. No v1alpha1 schema has
+ * a result {@code source}. {@code wgpolicyk8s.io/v1alpha2} and {@code openreports.io/v1alpha1}
+ * share the layout of {@link dev.tally.report.fabric8.resource.WireResult}, and only openreports
+ * has the top-level {@code source} and {@code configuration}.
  */
 enum WireVersion {
   WGPOLICY_V1ALPHA1(
@@ -71,7 +73,10 @@ enum WireVersion {
     return group;
   }
 
-  /** Whether results use the v1alpha1 names and lack {@code source} and {@code timestamp}. */
+  /**
+   * Whether results use the v1alpha1 names (either spelling of the outcome and of the properties)
+   * and lack {@code source}.
+   */
   boolean legacyResults() {
     return legacyResults;
   }
@@ -131,7 +136,10 @@ enum WireVersion {
         : Set.of("apiVersion", "kind", "metadata", "scope", "scopeSelector", "summary", "results");
   }
 
-  /** The fields of one result in this version's schema. */
+  /**
+   * The fields of one result in this version's schema; for {@code wgpolicyk8s.io/v1alpha1}, in any
+   * of the schemas it was served with (the final one and that of March 2021).
+   */
   Set<String> resultFields() {
     return legacyResults
         ? Set.of(
@@ -144,6 +152,8 @@ enum WireVersion {
             "message",
             "scored",
             "data",
+            "properties",
+            "timestamp",
             "resources",
             "resourceSelector")
         : Set.of(
@@ -163,9 +173,7 @@ enum WireVersion {
 
   /** What this version calls a result field that the other layout has, for messages. */
   Map<String, String> resultRenames() {
-    return legacyResults
-        ? Map.of("properties", "data")
-        : Map.of("status", "result", "data", "properties");
+    return legacyResults ? Map.of() : Map.of("status", "result", "data", "properties");
   }
 
   static Set<String> referenceFields() {
@@ -194,18 +202,5 @@ enum WireVersion {
 
   static Set<String> limitsFields() {
     return LIMITS_FIELDS;
-  }
-
-  /**
-   * A field path as this version spells it: the model and {@link
-   * dev.tally.report.fabric8.resource.WireResult} say {@code results[2].result} where a v1alpha1
-   * object says {@code results[2].status}.
-   */
-  String wirePath(String path) {
-    if (!legacyResults) {
-      return path;
-    }
-    return path.replaceFirst("^(results\\[\\d+\\])\\.result(?=$|[.\\[])", "$1.status")
-        .replaceFirst("^(results\\[\\d+\\])\\.properties(?=$|[.\\[])", "$1.data");
   }
 }

@@ -50,14 +50,14 @@ class ReadReportProperties {
         .assuming(r -> !ReportFormat.of(r.ref().kind()).orElseThrow().carriesConfiguration())
         .checkAssert(
             generated -> {
-              // what v1alpha1 can hold: no result source, no timestamp, three severities
+              // what v1alpha1 can hold: no result source, three severities (a timestamp, as
+              // its schema of March 2021 has one)
               List<Result> results =
                   generated.results().stream()
                       .map(
                           r ->
                               r.toBuilder()
                                   .source("")
-                                  .timestamp(null)
                                   .severity(
                                       r.severity()
                                           .filter(s -> s != Severity.CRITICAL && s != Severity.INFO)

@@ -273,6 +273,182 @@ class ReportReadingTest {
             });
   }
 
+  /**
+   * The v1alpha1 schema of March 2021, which kube-bench's adapter published through: the outcome is
+   * {@code result}, the properties {@code properties}, and each result has a {@code timestamp}.
+   */
+  private static final String V1ALPHA1_MARCH_2021 =
+      """
+      apiVersion: wgpolicyk8s.io/v1alpha1
+      kind: PolicyReport
+      metadata:
+        name: cis
+        namespace: default
+      results:
+      - policy: Master Node Security Configuration
+        rule: Master Node Configuration Files
+        result: fail
+        scored: true
+        properties:
+          index: 1.1.1
+          type: ""
+        timestamp:
+          nanos: 5
+          seconds: 1617882297
+      """;
+
+  /**
+   * What the v1alpha1 schema of March 2021 holds is kept: the properties and the timestamp are the
+   * model's, and are written back (the properties under the final schema's name, with a warning
+   * saying so); nothing is dropped.
+   */
+  @Test
+  void aV1alpha1ResultOfMarch2021KeepsItsPropertiesAndTimestamp() {
+    ReadReport read = ReportFiles.read(V1ALPHA1_MARCH_2021, "default").get(0);
+    Result result = read.report().results().get(0);
+    assertThat(result.status()).isEqualTo(ResultStatus.FAIL);
+    assertThat(result.properties()).isEqualTo(Map.of("index", "1.1.1", "type", ""));
+    assertThat(result.timestamp()).hasValue(new Timestamp(1_617_882_297L, 5));
+    assertThat(read.warnings())
+        .extracting(CodecWarning::field)
+        .containsExactly("results[0].result", "results[0].properties");
+    assertThat(read.warnings()).noneMatch(w -> w.message().contains("dropped"));
+    assertThat(read.warnings().get(1).message()).contains("written back as 'data'");
+
+    AggregateResource written = ReportFiles.encode(read);
+    assertThat(written.getApiVersion()).isEqualTo("wgpolicyk8s.io/v1alpha1");
+    Map<String, ?> wire = firstResult(written);
+    assertThat(wire.keySet())
+        .containsExactlyInAnyOrder("policy", "rule", "status", "scored", "data", "timestamp");
+    assertThat(wire.get("data")).isEqualTo(Map.of("index", "1.1.1", "type", ""));
+    assertThat(wire.get("timestamp")).isEqualTo(Map.of("seconds", 1_617_882_297, "nanos", 5));
+    ReadReport again = ReportFiles.read(Serialization.asYaml(written), "default").get(0);
+    assertThat(again.report()).isEqualTo(read.report());
+    assertThat(again.warnings()).isEmpty();
+
+    // converted, the same values under v1alpha2's names
+    Map<String, ?> v1alpha2 =
+        firstResult(ReportFiles.encode(ReportFiles.convert(read, "wgpolicyk8s.io/v1alpha2")));
+    assertThat(v1alpha2.get("result")).isEqualTo("fail");
+    assertThat(v1alpha2.get("properties")).isEqualTo(Map.of("index", "1.1.1", "type", ""));
+    assertThat(v1alpha2.get("timestamp")).isEqualTo(wire.get("timestamp"));
+  }
+
+  /** The same object as fabric8 binds it, listed from a cluster that served that schema. */
+  @Test
+  void aV1alpha1ObjectOfMarch2021KeepsItsPropertiesAndTimestamp() {
+    AggregateResource bound = ReportFiles.encode(ReportFiles.read(V1ALPHA1, "default").get(0));
+    bound.setResults(
+        List.of(
+            new WireResult(
+                null,
+                "require-labels",
+                "check-team",
+                "fail",
+                "high",
+                null,
+                null,
+                true,
+                Map.of("team", "missing"),
+                new WireTimestamp(1_617_882_297L, 0),
+                null,
+                null,
+                null,
+                null)));
+    ReadReport read = ReportFiles.read(bound);
+    Result result = read.report().results().get(0);
+    assertThat(result.properties()).isEqualTo(Map.of("team", "missing"));
+    assertThat(result.timestamp()).hasValue(new Timestamp(1_617_882_297L, 0));
+    assertThat(read.warnings())
+        .extracting(CodecWarning::field)
+        .containsExactly("results[0].result", "results[0].properties");
+    assertThat(
+            ReportFiles.read(Serialization.asYaml(ReportFiles.encode(read)), "x").get(0).report())
+        .isEqualTo(read.report());
+  }
+
+  /**
+   * No v1alpha1 schema has both {@code properties} and {@code data}, but a hand-written file may:
+   * the properties are those of both, and on a key both have with different values {@code
+   * properties} wins, with a warning naming the value of {@code data} that was dropped.
+   */
+  @Test
+  void aV1alpha1ResultWithPropertiesAndDataReadsBothAndPropertiesWin() {
+    String both =
+        V1ALPHA1.replace(
+            "  data:\n    team: missing\n",
+            "  data:\n    team: missing\n    owner: ops\n    tier: web\n"
+                + "  properties:\n    team: present\n    tier: web\n    zone: a\n");
+    ReadReport read = ReportFiles.read(both, "default").get(0);
+    assertThat(read.report().results().get(0).properties())
+        .isEqualTo(Map.of("team", "present", "owner", "ops", "tier", "web", "zone", "a"));
+    assertThat(read.warnings())
+        .extracting(CodecWarning::field)
+        .containsExactly("results[0].properties", "results[0].data[team]");
+    assertThat(read.warnings().get(1).message()).contains("dropped").contains("'properties' wins");
+    // and the same from an object
+    AggregateResource bound = ReportFiles.encode(ReportFiles.read(V1ALPHA1, "default").get(0));
+    bound.setResults(
+        List.of(
+            new WireResult(
+                null,
+                "require-labels",
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                Map.of("team", "present"),
+                null,
+                null,
+                null,
+                "fail",
+                Map.of("team", "missing", "owner", "ops"))));
+    ReadReport fromObject = ReportFiles.read(bound);
+    assertThat(fromObject.report().results().get(0).properties())
+        .isEqualTo(Map.of("team", "present", "owner", "ops"));
+    assertThat(fromObject.warnings())
+        .extracting(CodecWarning::field)
+        .containsExactly("results[0].properties", "results[0].data[team]");
+  }
+
+  /** Errors in a v1alpha1 result name the field as the result spelled it. */
+  @Test
+  void aBadV1alpha1ResultIsRefusedNamingTheFieldAsSpelled() {
+    assertThatThrownBy(
+            () ->
+                ReportFiles.read(
+                    V1ALPHA1_MARCH_2021.replace("result: fail", "result: maybe"), "default"))
+        .isInstanceOf(ReportReadException.class)
+        .hasMessage(
+            "document 1 (line 9): results[0].result: unknown status 'maybe', expected one of"
+                + " pass, fail, warn, error, skip");
+    assertThatThrownBy(
+            () -> ReportFiles.read(V1ALPHA1.replace("status: fail", "status: maybe"), "default"))
+        .hasMessageStartingWith("document 1 (line 9): results[0].status: unknown status 'maybe'");
+    assertThatThrownBy(
+            () ->
+                ReportFiles.read(
+                    V1ALPHA1_MARCH_2021.replace("index: 1.1.1", "index: null"), "default"))
+        .hasMessageEndingWith(": results[0].properties[index]: is null");
+    assertThatThrownBy(
+            () -> ReportFiles.read(V1ALPHA1.replace("team: missing", "team: null"), "default"))
+        .hasMessageEndingWith(": results[0].data[team]: is null");
+    assertThatThrownBy(
+            () ->
+                ReportFiles.read(
+                    V1ALPHA1_MARCH_2021.replace("    nanos: 5\n", "    nanos: x\n"), "default"))
+        .hasMessageEndingWith(
+            ": results[0].timestamp.nanos: is 'x', expected an integer in [-2147483648,"
+                + " 2147483647]");
+    assertThatThrownBy(
+            () ->
+                ReportFiles.read(
+                    V1ALPHA1_MARCH_2021.replace("    type: \"\"\n", "    type: [a]\n"), "default"))
+        .hasMessageEndingWith(": results[0].properties.type: is a list, expected a string");
+  }
+
   @Test
   void onlyConvertChangesTheVersion() {
     ReadReport read = ReportFiles.read(V1ALPHA1, "default").get(0);

@@ -15,8 +15,9 @@ import org.jspecify.annotations.Nullable;
  * left out of the JSON; {@link ReportCodec} turns this into a validated {@link
  * dev.tally.report.api.Result}.
  *
- * <p>{@code status} and {@code data} are the names {@code wgpolicyk8s.io/v1alpha1} gives to {@code
- * result} and {@code properties}; they are set only on an object of that version, which the adapter
+ * <p>{@code status} and {@code data} are the names the final {@code wgpolicyk8s.io/v1alpha1} schema
+ * gives to {@code result} and {@code properties} (its schema of March 2021 used this layout's
+ * names, timestamp included); they are set only on an object of that version, which the adapter
  * never writes (report-files reads and writes that version through them).
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
