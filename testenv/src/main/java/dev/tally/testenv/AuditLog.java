@@ -1,5 +1,6 @@
 package dev.tally.testenv;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.BufferedReader;
 import java.io.FilterInputStream;
@@ -10,17 +11,31 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 
 /**
  * The control plane's audit log (one JSON event per line, every request) read from a mark: the
  * completed requests ({@code ResponseComplete}); a watch, whose stream completes only when it ends,
  * is left out, or counted once as it starts ({@link #sinceWithWatches}). Every test that counts
  * requests from the audit log reads it here.
+ *
+ * <p>A count is never read as soon as the cluster's state looks right: the API server writes a
+ * request's event after it has answered it, so a test that saw a report gone can read the log
+ * before the delete that removed it is there (a count of 1 where 2 were made). A count that expects
+ * requests waits, bounded, until the log holds them ({@link #sinceOnceLogged}); one that expects
+ * none (no write when nothing changed) has nothing to wait for, and is read once the log holds a
+ * marker request made after the window it checks ({@link #awaitMarker}).
  */
 public final class AuditLog {
+  /** How long the waits for what the log should hold are bounded to. */
+  private static final Duration LOGGED_WITHIN = Duration.ofSeconds(30);
+
   private final Path file;
 
   public AuditLog(Path file) {
@@ -38,6 +53,56 @@ public final class AuditLog {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Makes a marker request and waits, bounded, until this log holds it: a GET by {@code client} of
+   * a ConfigMap of {@code namespace} that no one creates, named uniquely (answered 404). The log is
+   * written in blocking mode, each event by its request's handler as the request completes, so once
+   * the marker, sent after the requests a count checks had completed, is in the log, so are they. A
+   * count of other accounts' requests, or of other resources, does not see the marker.
+   *
+   * @throws AssertionError when the marker is not logged within the bound
+   */
+  public void awaitMarker(KubernetesClient client, String namespace) {
+    long before = mark();
+    String marker = "audit-marker-" + UUID.randomUUID();
+    client.configMaps().inNamespace(namespace).withName(marker).get();
+    Await.until(
+        "the audit log holds the marker request " + namespace + "/" + marker,
+        () ->
+            since(before).stream()
+                .anyMatch(
+                    e ->
+                        e.resource().equals("configmaps")
+                            && e.namespace().equals(namespace)
+                            && e.name().equals(marker)),
+        LOGGED_WITHIN);
+  }
+
+  /**
+   * The completed requests after {@code mark}, once the log holds a marker request made now ({@link
+   * #awaitMarker}) and {@code expected} holds of them (each wait bounded): the requests a count
+   * expects, and any made before the marker beside them. Past the bound, what the log holds is
+   * returned for the caller's assertion to show what is missing.
+   */
+  public List<Event> sinceOnceLogged(
+      long mark, KubernetesClient client, String namespace, Predicate<List<Event>> expected) {
+    awaitMarker(client, namespace);
+    AtomicReference<List<Event>> last = new AtomicReference<>(List.of());
+    try {
+      Await.until(
+          "the audit log holds the requests expected",
+          () -> {
+            List<Event> events = since(mark);
+            last.set(events);
+            return expected.test(events);
+          },
+          LOGGED_WITHIN);
+    } catch (AssertionError e) {
+      // the caller's assertion names what is missing, with what the log holds
+    }
+    return last.get();
   }
 
   /** One request. */

@@ -205,17 +205,29 @@ public final class RealServer {
   }
 
   /**
-   * {@link #requestsSince}, once the audit log holds at least {@code atLeast} of each count named
-   * (a bounded wait, 30 s): the log is written as each request completes, so a state the test saw
-   * (a report gone) can be read before the request that made it is logged. Counting as soon as the
-   * state looks right undercounts now and then; past the wait, what the log holds is returned for
-   * the assertion to show.
+   * Waits, bounded, until the audit log holds a marker request made now, the admin's GET of a
+   * ConfigMap of the test's namespace ({@link AuditLog#awaitMarker}): what completed before it is
+   * logged by then. A count that expects no request (no write when nothing changed) has nothing
+   * else to wait for; never read it as soon as the cluster's state looks right.
+   */
+  static void awaitAuditMarker(RealKubernetes.Cluster cluster) {
+    AuditLog.of(cluster.env()).awaitMarker(cluster.admin(), cluster.namespace());
+  }
+
+  /**
+   * {@link #requestsSince}, once the audit log holds a marker request made now ({@link
+   * #awaitAuditMarker}) and at least {@code atLeast} of each count named (a bounded wait, 30 s):
+   * the log is written as each request completes, so a state the test saw (a report gone) can be
+   * read before the request that made it is logged. Counting as soon as the state looks right
+   * undercounts now and then; past the wait, what the log holds is returned for the assertion to
+   * show.
    */
   static java.util.Map<String, Integer> requestsOnceLogged(
       RealKubernetes.Cluster cluster,
       long mark,
       String ns,
       java.util.Map<String, Integer> atLeast) {
+    awaitAuditMarker(cluster);
     var last = new java.util.concurrent.atomic.AtomicReference<java.util.Map<String, Integer>>();
     try {
       Await.until(
@@ -234,11 +246,44 @@ public final class RealServer {
   }
 
   /**
+   * {@link #requestsSince}, once the audit log holds a marker request made now ({@link
+   * #awaitAuditMarker}): for counts that expect no request of an account.
+   */
+  static java.util.Map<String, Integer> requestsOnceMarked(
+      RealKubernetes.Cluster cluster, long mark, String ns) {
+    awaitAuditMarker(cluster);
+    return requestsSince(cluster, mark, ns);
+  }
+
+  /**
    * The completed requests after {@code mark} of the audit log (watches, which complete only when
-   * their stream ends, left out).
+   * their stream ends, left out). Read as the cluster's state looks right, it may lack the last
+   * requests: a count reads {@link #auditEventsOnceLogged} or {@link #auditEventsOnceMarked}.
    */
   static List<AuditLog.Event> auditEvents(RealKubernetes.Cluster cluster, long mark) {
     return AuditLog.of(cluster.env()).since(mark);
+  }
+
+  /**
+   * {@link #auditEvents}, once the audit log holds a marker request made now and {@code expected}
+   * holds of them (each wait bounded, {@link AuditLog#sinceOnceLogged}); past the bound, what the
+   * log holds, for the assertion to show.
+   */
+  static List<AuditLog.Event> auditEventsOnceLogged(
+      RealKubernetes.Cluster cluster,
+      long mark,
+      java.util.function.Predicate<List<AuditLog.Event>> expected) {
+    return AuditLog.of(cluster.env())
+        .sinceOnceLogged(mark, cluster.admin(), cluster.namespace(), expected);
+  }
+
+  /**
+   * {@link #auditEvents}, once the audit log holds a marker request made now ({@link
+   * #awaitAuditMarker}): for checks that expect no request of some kind.
+   */
+  static List<AuditLog.Event> auditEventsOnceMarked(RealKubernetes.Cluster cluster, long mark) {
+    awaitAuditMarker(cluster);
+    return auditEvents(cluster, mark);
   }
 
   /** The partial reports in {@code ns}. */

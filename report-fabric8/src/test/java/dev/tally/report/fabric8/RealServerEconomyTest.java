@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8;
 
-import static dev.tally.report.fabric8.RealServer.auditEvents;
+import static dev.tally.report.fabric8.RealServer.auditEventsOnceLogged;
+import static dev.tally.report.fabric8.RealServer.auditEventsOnceMarked;
 import static dev.tally.report.fabric8.RealServer.auditMark;
 import static dev.tally.report.fabric8.RealServer.controllerOn;
 import static dev.tally.report.fabric8.RealServer.fail;
@@ -8,7 +9,7 @@ import static dev.tally.report.fabric8.RealServer.installCrds;
 import static dev.tally.report.fabric8.RealServer.installRbac;
 import static dev.tally.report.fabric8.RealServer.publishFailure;
 import static dev.tally.report.fabric8.RealServer.requestsOnceLogged;
-import static dev.tally.report.fabric8.RealServer.requestsSince;
+import static dev.tally.report.fabric8.RealServer.requestsOnceMarked;
 import static dev.tally.report.fabric8.RealServer.results;
 import static dev.tally.report.fabric8.RealServer.settle;
 import static dev.tally.report.fabric8.RealServer.subject;
@@ -92,7 +93,8 @@ class RealServerEconomyTest {
                   .build())
           .get(120, java.util.concurrent.TimeUnit.SECONDS);
       settle(controller, metrics, 3);
-      var unchanged = requestsSince(cluster, steady, ns);
+      // none expected: read once the log holds a marker made after the flush
+      var unchanged = requestsOnceMarked(cluster, steady, ns);
       assertThat(unchanged.get("aggregator")).as("aggregator writes: %s", unchanged).isZero();
     }
   }
@@ -135,21 +137,36 @@ class RealServerEconomyTest {
       Await.until("every subject is aggregated", () -> results(admin, ns) == SUBJECTS);
       controller.desired().get(60, TimeUnit.SECONDS);
     }
-    Map<String, Integer> coldCounts = byVerbAndResource(cluster, cold, user, ns);
+    int aggregates =
+        admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems().size();
+    // read once the log holds each aggregate's write and the informer's LIST (the counts
+    // expected), and a marker made after them (the per-subject reads expected to be none)
+    Map<String, Integer> coldCounts =
+        byVerbAndResource(
+            auditEventsOnceLogged(
+                cluster,
+                cold,
+                events -> {
+                  Map<String, Integer> counts = byVerbAndResource(events, user, ns);
+                  return writesIn(counts, "policyreports") >= aggregates
+                      && counts.getOrDefault("list partialreports", 0) >= 1;
+                }),
+            user,
+            ns);
 
     long restart = auditMark(cluster);
     try (AggregatorController controller = controllerOn(account).build().start()) {
       controller.desired().get(60, TimeUnit.SECONDS);
       controller.resyncNow().get(60, TimeUnit.SECONDS);
     }
-    Map<String, Integer> restartCounts = byVerbAndResource(cluster, restart, user, ns);
+    // no write expected: read once the log holds a marker made after the resync
+    Map<String, Integer> restartCounts =
+        byVerbAndResource(auditEventsOnceMarked(cluster, restart), user, ns);
     System.out.printf(
         "full rebuild at %d subjects, requests by the aggregator (audit log):%n  cold:    %s%n"
             + "  restart: %s%n",
         SUBJECTS, coldCounts, restartCounts);
 
-    int aggregates =
-        admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems().size();
     assertThat(writesIn(coldCounts, "policyreports"))
         .as("a cold rebuild writes each aggregate once: %s", coldCounts)
         .isEqualTo(aggregates);
@@ -165,15 +182,14 @@ class RealServerEconomyTest {
   }
 
   /**
-   * The aggregator's completed requests after line {@code mark}, by "verb resource"; writes count
-   * only in the test's namespace (the informers see the whole cluster, so other tests' partial
-   * reports may be aggregated meanwhile), reads everywhere.
+   * {@code user}'s completed requests among {@code events}, by "verb resource"; writes count only
+   * in the test's namespace (the informers see the whole cluster, so other tests' partial reports
+   * may be aggregated meanwhile), reads everywhere.
    */
   private static Map<String, Integer> byVerbAndResource(
-      RealKubernetes.Cluster cluster, long mark, String user, String ns)
-      throws java.io.IOException {
+      List<AuditLog.Event> events, String user, String ns) {
     Map<String, Integer> counts = new TreeMap<>();
-    for (AuditLog.Event e : auditEvents(cluster, mark)) {
+    for (AuditLog.Event e : events) {
       boolean read = e.verb().equals("list") || e.verb().equals("get");
       if (e.user().equals(user) && (read || e.namespace().equals(ns))) {
         counts.merge(e.verb() + " " + e.resource(), 1, Integer::sum);

@@ -1,6 +1,6 @@
 package dev.tally.report.fabric8;
 
-import static dev.tally.report.fabric8.RealServer.auditEvents;
+import static dev.tally.report.fabric8.RealServer.auditEventsOnceLogged;
 import static dev.tally.report.fabric8.RealServer.auditMark;
 import static dev.tally.report.fabric8.RealServer.awaitOnlyOwnPartials;
 import static dev.tally.report.fabric8.RealServer.controllerOn;
@@ -91,11 +91,16 @@ class RealServerFaultsTest {
       assertThat(ReportCodec.decodePartial(stored).observedAt())
           .isEqualTo(Timestamp.ofSeconds(T0 + 2 * (rounds - 1) + 1));
     }
+    java.util.function.ToLongFunction<List<AuditLog.Event>> conflictsIn =
+        events ->
+            events.stream()
+                .filter(e -> e.user().startsWith("system:serviceaccount:" + ns + ":producer-"))
+                .filter(e -> e.resource().equals("partialreports") && e.code() == 409)
+                .count();
+    // read once the log holds a 409 and a marker made after the publishes
     long conflicts =
-        auditEvents(cluster, mark).stream()
-            .filter(e -> e.user().startsWith("system:serviceaccount:" + ns + ":producer-"))
-            .filter(e -> e.resource().equals("partialreports") && e.code() == 409)
-            .count();
+        conflictsIn.applyAsLong(
+            auditEventsOnceLogged(cluster, mark, events -> conflictsIn.applyAsLong(events) > 0));
     assertThat(conflicts).as("real 409s answered to the two producers").isPositive();
   }
 
@@ -137,11 +142,23 @@ class RealServerFaultsTest {
       publishFailure(publisher, "background", second, "require-labels");
       Await.until("the aggregate holds both results", () -> results(admin, ns) == 2);
     }
+    java.util.function.Function<List<AuditLog.Event>, List<AuditLog.Event>> updates =
+        events ->
+            events.stream()
+                .filter(e -> e.user().equals("system:serviceaccount:" + ns + ":aggregator"))
+                .filter(e -> e.resource().equals("policyreports") && e.verb().equals("update"))
+                .toList();
+    // read once the log holds the 409 and the success, and a marker made after them
     var aggregatorWrites =
-        auditEvents(cluster, mark).stream()
-            .filter(e -> e.user().equals("system:serviceaccount:" + ns + ":aggregator"))
-            .filter(e -> e.resource().equals("policyreports") && e.verb().equals("update"))
-            .toList();
+        updates.apply(
+            auditEventsOnceLogged(
+                cluster,
+                mark,
+                events ->
+                    updates.apply(events).stream()
+                        .map(AuditLog.Event::code)
+                        .toList()
+                        .containsAll(List.of(409, 200))));
     assertThat(aggregatorWrites)
         .as("the aggregator's updates: a real 409, then a success")
         .extracting(AuditLog.Event::code)
@@ -192,11 +209,21 @@ class RealServerFaultsTest {
           "the aggregates show what happened while cut off",
           () -> subjectsOf(admin, ns).equals(List.of("added", "kept")),
           Duration.ofSeconds(120));
+      java.util.function.Function<List<AuditLog.Event>, List<AuditLog.Event>> partialRequests =
+          events ->
+              events.stream()
+                  .filter(e -> e.user().equals("system:serviceaccount:" + ns + ":aggregator"))
+                  .filter(e -> e.resource().equals("partialreports"))
+                  .toList();
+      // read once the log holds the relist and a marker made after the aggregates showed it
       var after =
-          auditEvents(cluster, reconnected).stream()
-              .filter(e -> e.user().equals("system:serviceaccount:" + ns + ":aggregator"))
-              .filter(e -> e.resource().equals("partialreports"))
-              .toList();
+          partialRequests.apply(
+              auditEventsOnceLogged(
+                  cluster,
+                  reconnected,
+                  events ->
+                      partialRequests.apply(events).stream()
+                          .anyMatch(e -> e.verb().equals("list"))));
       assertThat(after)
           .as("the informer relisted after its watch expired: %s", after)
           .anyMatch(e -> e.verb().equals("list"));

@@ -1,6 +1,6 @@
 package dev.tally.report.fabric8;
 
-import static dev.tally.report.fabric8.RealServer.auditEvents;
+import static dev.tally.report.fabric8.RealServer.auditEventsOnceMarked;
 import static dev.tally.report.fabric8.RealServer.auditMark;
 import static dev.tally.report.fabric8.RealServer.awaitOnlyOwnPartials;
 import static dev.tally.report.fabric8.RealServer.installCrds;
@@ -169,16 +169,8 @@ class RealServerTwoInputsTest {
 
     // every write of each aggregator's account to a report of the namespace named its own: the
     // marker, requested after them all, shows the log holds them
-    String marker = "tally-two-inputs-marker";
-    admin.configMaps().inNamespace(ns).withName(marker).get();
-    Await.until(
-        "the audit log holds the marker request",
-        () ->
-            auditEvents(cluster, mark).stream()
-                .anyMatch(e -> e.resource().equals("configmaps") && e.name().equals(marker)),
-        WAIT);
     Map<String, Set<String>> writtenBy = new HashMap<>();
-    for (AuditLog.Event e : auditEvents(cluster, mark)) {
+    for (AuditLog.Event e : auditEventsOnceMarked(cluster, mark)) {
       if (RealServer.WRITE_VERBS.contains(e.verb())
           && e.resource().equals("policyreports")
           && e.namespace().equals(ns)

@@ -311,8 +311,10 @@ public class TrivyInputRealServerTest {
       assertThat(failures(admin, ns)).containsExactly("KSV01013");
 
       // one watch all along: an event that failed to decode would have closed it, and the
-      // informer would have listed and watched again
+      // informer would have listed and watched again (read once the log holds a marker request
+      // made after the checks above, so that a second watch started before it is there)
       String user = "system:serviceaccount:" + ns + ":trivy-aggregator";
+      AuditLog.of(cluster.env()).awaitMarker(admin, ns);
       assertThat(
               AuditLog.of(cluster.env()).sinceWithWatches(mark).stream()
                   .filter(e -> e.user().equals(user))
