@@ -16,7 +16,7 @@
 # honours them.
 set -euo pipefail
 
-name="${1:?usage: go-tools/build.sh <module folder: kyverno | helm | crane>}"
+name="${1:?usage: go-tools/build.sh <module folder: kyverno | helm | crane | prometheus>}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here/$name"
 
@@ -29,9 +29,11 @@ goversion="$(go env GOVERSION)"
 key="$(
   {
     echo "$goversion"
-    for f in go.mod go.sum; do
-      echo "== $f"
-      cat "$f"
+    for f in go.mod go.sum tags; do
+      if [[ -f "$f" ]]; then
+        echo "== $f"
+        cat "$f"
+      fi
     done
   } | sha256sum | cut -c1-64
 )"
@@ -50,7 +52,11 @@ if [[ ! -f "$cache/.complete" ]]; then
     trap 'rm -rf "$tmp"' EXIT
     mkdir -p "$tmp"
     # `tool` is every tool of the module; one go build shares the packages they have in common
-    go build -trimpath -ldflags='-s -w' -o "$tmp/" tool >&2
+    # a folder's `tags` file holds the build tags its tools are built with (Prometheus's
+    # remove_all_sd leaves out the service discoveries of clouds the tests never use)
+    tags=""
+    if [[ -f tags ]]; then tags="$(grep -v '^#' tags | tr -s ' \n' ',' | sed 's/^,//; s/,$//')"; fi
+    go build -trimpath -ldflags='-s -w' -tags="$tags" -o "$tmp/" tool >&2
     mv -f "$tmp"/* "$cache/"
     touch "$cache/.complete"
     echo "build.sh: built in $((SECONDS - start))s" >&2

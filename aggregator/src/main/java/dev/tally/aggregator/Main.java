@@ -175,7 +175,12 @@ public final class Main {
             });
     metrics
         .gauge("tally.leader", "1 while this replica holds the Lease and writes.", () -> lead())
-        .gauge("tally.ready", "1 while /readyz answers 200.", () -> readiness() == null ? 1 : 0);
+        .gauge("tally.ready", "1 while /readyz answers 200.", () -> readiness() == null ? 1 : 0)
+        // what the alert on re-lists that fail compares tally_resync_last_age_seconds with
+        .gauge(
+            "tally.resync.period.seconds",
+            "--resync-period: how often the leader re-lists its input and re-diffs (0: never).",
+            () -> options.resyncPeriod.toNanos() / 1e9);
 
     HealthServer http = null;
     if (options.httpPort > 0) {

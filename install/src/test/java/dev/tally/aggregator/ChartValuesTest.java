@@ -268,6 +268,22 @@ class ChartValuesTest {
   }
 
   @Test
+  void thePrometheusRuleHoldsThePlainRuleFileWhenAskedFor() throws IOException {
+    assertThat(objects()).noneMatch(o -> o.getKind().equals("PrometheusRule"));
+    HasMetadata rule =
+        objects("--set", "prometheusRule.enabled=true,prometheusRule.labels.release=kps").stream()
+            .filter(o -> o.getKind().equals("PrometheusRule"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(rule.getMetadata().getLabels()).containsEntry("release", "kps");
+    Map<?, ?> spec =
+        (Map<?, ?>) Serialization.unmarshal(Serialization.asJson(rule), Map.class).get("spec");
+    Map<?, ?> plain = Serialization.unmarshal(Files.readString(PrometheusTools.RULES), Map.class);
+    assertThat(spec).isEqualTo(plain);
+    assertThat(refusal("--set", "prometheusRule.enable=true")).contains("enable");
+  }
+
+  @Test
   void theChartsIconIsAnSvgItCarries() throws IOException {
     Map<?, ?> chart =
         Serialization.unmarshal(

@@ -53,8 +53,8 @@ class WireVersionTest {
   void v1alpha1HoldsTheFieldsOfEverySchemaItWasServedWith() {
     assertFields(
         WireVersion.WGPOLICY_V1ALPHA1,
-        "wgpolicyk8s.io_policyreports.v1alpha1.yaml",
-        "wgpolicyk8s.io_policyreports.v1alpha1-2021-03.yaml");
+        "superseded/wgpolicyk8s.io_policyreports.v1alpha1.yaml",
+        "superseded/wgpolicyk8s.io_policyreports.v1alpha1-2021-03.yaml");
   }
 
   @Test
