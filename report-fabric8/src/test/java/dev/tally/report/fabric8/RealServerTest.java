@@ -333,9 +333,9 @@ class RealServerTest {
 
   /**
    * API Priority and Fairness: producers whose requests fall into a priority level that rejects
-   * rather than queues get real 429s (counted from the API server's audit log). Their process
-   * shares one adaptive budget, started far above what the level admits: the 429s reach it, it
-   * halves its rate (once a second at most) and holds the callers for their Retry-After, Tally
+   * rather than queues get real 429s (counted by the client as each reaches the budget). Their
+   * process shares one adaptive budget, started far above what the level admits: the 429s reach it,
+   * it halves its rate (once a second at most) and holds the callers for their Retry-After, Tally
    * retries, and every evaluation is written in the end.
    */
   @Test
