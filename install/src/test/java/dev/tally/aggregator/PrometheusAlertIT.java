@@ -46,6 +46,7 @@ class PrometheusAlertIT {
   private static final String ALERT = "TallyInputNotSyncing";
   private static final int PERIOD_SECONDS = 2;
   private static final int FOR_SECONDS = 10;
+
   /** What the API's answers hold while Prometheus is not up yet: no alert, no sample. */
   private static final Map<String, Object> NOTHING =
       Map.of("data", Map.of("alerts", List.of(), "result", List.of()));
