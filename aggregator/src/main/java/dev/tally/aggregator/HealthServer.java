@@ -42,12 +42,13 @@ import org.slf4j.LoggerFactory;
  * restarted. Here one thread reads every connection as its bytes arrive and answers a request as
  * soon as its head is complete (the answers are computed in memory: no probe makes a request); each
  * connection must send its request and take the whole answer within the request timeout, or is
- * closed; a request head over 8 KiB is refused (431); and past {@code maxConnections} the oldest
- * connection is closed to admit the new one, so that a flood of idle connections delays a probe by
- * at most one accept. A connection is read as soon as it is accepted, and one round of the loop
- * accepts at most half of {@code maxConnections}, so a flood of new connections cannot evict a
- * probe's before its request is read. Every answer closes its connection ({@code Connection:
- * close}).
+ * closed; a request head over 8 KiB is refused (431); and past {@code maxConnections} a connection
+ * is closed to admit the new one (the oldest that sent part of a request or is not reading its
+ * answer, else the oldest), so that a flood of idle connections delays a probe by at most one
+ * accept. A connection is read as soon as it is accepted, each round reads every connection with
+ * bytes waiting before it accepts, and one round accepts at most half of {@code maxConnections}, so
+ * a flood of new connections cannot evict a probe's before its request is read. Every answer closes
+ * its connection ({@code Connection: close}).
  *
  * <p>No connection's failure stops the loop. Whatever one ready key throws (an {@code IOException},
  * or a {@code RuntimeException} such as the {@code CancelledKeyException} of a connection evicted
@@ -176,7 +177,8 @@ final class HealthServer implements AutoCloseable {
     try {
       while (!closed) {
         try {
-          selector.select(this::ready, waitMillis());
+          selector.select(waitMillis());
+          handleSelected();
           expire();
         } catch (IOException | RuntimeException e) {
           loopFailed(e);
@@ -230,6 +232,28 @@ final class HealthServer implements AutoCloseable {
   }
 
   /**
+   * The batch of ready keys, the connections' first and the listening socket's last: every request
+   * that has arrived by the time of the select is read before an accept of the same round can evict
+   * its connection.
+   */
+  private void handleSelected() {
+    @Nullable SelectionKey accept = null;
+    Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
+    while (keys.hasNext()) {
+      SelectionKey key = keys.next();
+      keys.remove();
+      if (key.channel() == server) {
+        accept = key;
+      } else {
+        ready(key);
+      }
+    }
+    if (accept != null) {
+      ready(accept);
+    }
+  }
+
+  /**
    * One ready key of a batch. Whatever goes wrong with it closes its connection and nothing else:
    * its key may have been cancelled earlier in the same batch (its connection evicted by an accept,
    * or closed), its client may have reset the connection, anything it throws stays here.
@@ -273,10 +297,8 @@ final class HealthServer implements AutoCloseable {
     SocketChannel c;
     while (budget-- > 0 && (c = server.accept()) != null) {
       if (connections.size() >= maxConnections) {
-        Iterator<SocketChannel> oldest = connections.keySet().iterator();
-        SocketChannel evicted = oldest.next();
-        LOG.debug("{} connections open: closing the oldest", connections.size());
-        drop(evicted);
+        LOG.debug("{} connections open: closing one", connections.size());
+        drop(evictable());
       }
       try {
         c.configureBlocking(false);
@@ -288,6 +310,26 @@ final class HealthServer implements AutoCloseable {
         drop(c);
       }
     }
+  }
+
+  /**
+   * The connection to close for a new one: the oldest of those that were slow by their own doing
+   * (sent part of a request head and stopped, or are not taking their answer), else the oldest. A
+   * connection that has sent nothing yet may be a probe whose request is still on its way (its
+   * client was not scheduled between connecting and writing); one that has sent part of a head is
+   * not, since a probe sends its head at once. Before, the oldest was closed whatever it had sent,
+   * and a flood of half-sent requests closed a probe's connection accepted a moment before its
+   * request arrived (one probe in 40 while two threads flooded and the machine's two cores were
+   * busy).
+   */
+  private SocketChannel evictable() {
+    for (Map.Entry<SocketChannel, Connection> e : connections.entrySet()) {
+      Connection conn = e.getValue();
+      if (conn.out != null || conn.in.position() > 0) {
+        return e.getKey();
+      }
+    }
+    return connections.keySet().iterator().next();
   }
 
   private void read(SocketChannel c) throws IOException {

@@ -134,10 +134,11 @@ class HealthServerTest {
    * Connections reset past the cap, made certain. Two connections are open when the loop is held in
    * an answer; meanwhile new connections wait to be accepted, then the two are reset by their
    * client. The next batch of ready keys holds the listening socket first, then the two (epoll
-   * hands them over in the order they became ready): accepting the new connections evicts the two,
-   * whose keys come next in the same batch, cancelled (the key of a reset connection is handed over
-   * even once cancelled). Asking such a key whether it is readable throws {@code
-   * CancelledKeyException}, which used to end the loop and close the port.
+   * hands them over in the order they became ready). When the loop took keys in that order,
+   * accepting the new connections evicted the two, whose keys came next in the same batch,
+   * cancelled: asking such a key whether it is readable threw {@code CancelledKeyException}, which
+   * used to end the loop and close the port. The loop now reads the connections of a batch before
+   * it accepts, so the two are closed as reset first; either way the server goes on.
    */
   @Test
   void connectionsEvictedWhileTheirKeysWaitInTheSameBatchAreClosedAlone() throws Exception {
@@ -231,6 +232,34 @@ class HealthServerTest {
     }
 
     assertThat(get(server, "/healthz")).startsWith("HTTP/1.1 200 OK");
+  }
+
+  /**
+   * Past the cap, a connection that has sent nothing yet (a probe whose request is on its way) is
+   * kept while others that sent part of a request and stopped are closed for newcomers. Each
+   * half-sent connection is followed by a whole request answered on a connection of its own: that
+   * answer comes from an accept made after the half request had arrived, and the server reads the
+   * bytes waiting in a round before it accepts, so the half request was read before. Before, the
+   * oldest connection was closed whatever it had sent: the silent one first.
+   */
+  @Test
+  void aConnectionThatHasSentNothingYetOutlivesThoseThatStoppedHalfway() throws IOException {
+    Supplier<HealthServer.Answer> ok = () -> new HealthServer.Answer(200, "text/plain", "ok\n");
+    server = new HealthServer(0, Map.of("/healthz", ok), Duration.ofMinutes(5), 4);
+    try (Socket silent = connect(server)) {
+      for (int i = 0; i < 6; i++) {
+        Socket half = connect(server);
+        idle.add(half);
+        half.getOutputStream().write("GET /heal".getBytes(StandardCharsets.ISO_8859_1));
+        assertThat(get(server, "/healthz")).startsWith("HTTP/1.1 200 OK");
+      }
+      silent
+          .getOutputStream()
+          .write("GET /healthz HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      assertThat(new String(silent.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+          .as("the connection that had sent nothing is still open and answered")
+          .startsWith("HTTP/1.1 200 OK");
+    }
   }
 
   /**

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.report.fabric8.TallyResources;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
@@ -47,6 +46,9 @@ class PrometheusAlertIT {
   private static final int PERIOD_SECONDS = 2;
   private static final int FOR_SECONDS = 10;
 
+  /** What scrapes and evaluations may add to the time the alert takes to fire. */
+  private static final int SLACK_SECONDS = 15;
+
   /** What the API's answers hold while Prometheus is not up yet: no alert, no sample. */
   private static final Map<String, Object> NOTHING =
       Map.of("data", Map.of("alerts", List.of(), "result", List.of()));
@@ -62,19 +64,10 @@ class PrometheusAlertIT {
     TallyResources.installClusterRoles(admin);
     AggregatorJarIT.awaitReportKindsServed(admin);
     // a copy of the shipped aggregator role, of this test's own: its list is what the test revokes
-    String role = ns + "-aggregator";
-    ClusterRole shipped = admin.rbac().clusterRoles().withName("tally-aggregator").get();
-    admin
-        .rbac()
-        .clusterRoles()
-        .resource(
-            new ClusterRoleBuilder()
-                .withNewMetadata()
-                .withName(role)
-                .endMetadata()
-                .withRules(shipped.getRules())
-                .build())
-        .create();
+    String role =
+        cluster.clusterRole(
+            "aggregator",
+            admin.rbac().clusterRoles().withName("tally-aggregator").get().getRules());
     Process prometheus = null;
     try {
       KubernetesClient account = cluster.serviceAccount("alerted", role);
@@ -117,20 +110,14 @@ class PrometheusAlertIT {
             .as("the alert's series while the input lists")
             .isEmpty();
 
-        long revoked = System.nanoTime();
         setListOfInput(admin, role, false);
+        // the bound, not a measurement: three periods until the resync's age passes the rule's
+        // threshold, the for:, and slack for scrapes and evaluations (one a second) on a busy
+        // machine
         Await.until(
-            ALERT + " fires",
+            ALERT + " fires within three periods, its for: and " + SLACK_SECONDS + " s",
             () -> state(api).filter("firing"::equals).isPresent(),
-            Duration.ofSeconds(120));
-        long firedAfter = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - revoked);
-        System.out.printf(
-            "prometheus-alert: %s fired %d s after the input's list was revoked (bound: 3 periods"
-                + " of %d s, for: %d s, and 5 s of scrapes and evaluations)%n",
-            ALERT, firedAfter, PERIOD_SECONDS, FOR_SECONDS);
-        assertThat(firedAfter)
-            .as("seconds from the revocation to the alert")
-            .isLessThanOrEqualTo(3L * PERIOD_SECONDS + FOR_SECONDS + 5);
+            Duration.ofSeconds(3L * PERIOD_SECONDS + FOR_SECONDS + SLACK_SECONDS));
         assertThat(jar.stderr()).contains("periodic re-list failed");
 
         setListOfInput(admin, role, true);
@@ -144,7 +131,6 @@ class PrometheusAlertIT {
         prometheus.destroy();
         prometheus.waitFor(30, TimeUnit.SECONDS);
       }
-      admin.rbac().clusterRoles().withName(role).delete();
     }
   }
 

@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.ArrayList;
@@ -158,6 +160,26 @@ public final class RealKubernetes
     }
 
     /**
+     * A ClusterRole of the test's own, {@code <namespace>-<suffix>}, granting {@code rules}
+     * (created, or replaced when a test named it before), deleted after the test; returns its name.
+     */
+    public String clusterRole(String suffix, List<PolicyRule> rules) {
+      String name = namespace + "-" + suffix;
+      admin
+          .rbac()
+          .clusterRoles()
+          .resource(
+              new ClusterRoleBuilder()
+                  .withNewMetadata()
+                  .withName(name)
+                  .endMetadata()
+                  .withRules(rules)
+                  .build())
+          .createOr(existing -> existing.update());
+      return name;
+    }
+
+    /**
      * A second namespace of the test's own, {@code <namespace>-<suffix>}, deleted after the test:
      * another tenant's.
      */
@@ -237,6 +259,9 @@ public final class RealKubernetes
         admin.rbac().clusterRoleBindings().list().getItems().stream()
             .filter(b -> b.getMetadata().getName().startsWith(namespace + "-"))
             .forEach(b -> admin.resource(b).delete());
+        admin.rbac().clusterRoles().list().getItems().stream()
+            .filter(r -> r.getMetadata().getName().startsWith(namespace + "-"))
+            .forEach(r -> admin.resource(r).delete());
         admin.namespaces().withName(namespace).delete();
         others.forEach(other -> admin.namespaces().withName(other).delete());
       } finally {

@@ -43,24 +43,28 @@ final class LogLine {
       List<Map.Entry<String, @Nullable Object>> fields,
       @Nullable Throwable error) {
     // to the millisecond, as a pipeline's parsers and people expect
-    time = time.truncatedTo(ChronoUnit.MILLIS);
-    return format == LogFormat.JSON
-        ? json(time, level, logger, message, fields, error)
-        : text(time, level, logger, message, fields, error);
+    Entry e = new Entry(time.truncatedTo(ChronoUnit.MILLIS), level, logger, message, fields, error);
+    return format == LogFormat.JSON ? json(e) : text(e);
   }
 
-  private static String text(
+  /** What one record says. */
+  private record Entry(
       Instant time,
       Level level,
       String logger,
       String message,
       List<Map.Entry<String, @Nullable Object>> fields,
-      @Nullable Throwable error) {
+      @Nullable Throwable error) {}
+
+  private static String text(Entry e) {
+    String logger = e.logger();
+    String message = e.message();
+    Throwable error = e.error();
     StringBuilder b = new StringBuilder(96 + message.length());
-    b.append(TIME.format(time)).append(' ').append(level).append(' ');
+    b.append(TIME.format(e.time())).append(' ').append(e.level()).append(' ');
     b.append(logger, logger.lastIndexOf('.') + 1, logger.length()).append(" - ");
     b.append(InvalidReportException.printable(message, MAX_MESSAGE));
-    for (Map.Entry<String, @Nullable Object> field : fields) {
+    for (Map.Entry<String, @Nullable Object> field : e.fields()) {
       String value = InvalidReportException.printable(String.valueOf(field.getValue()), MAX_VALUE);
       b.append(' ').append(InvalidReportException.printable(field.getKey(), 64)).append('=');
       if (value.isEmpty() || value.chars().anyMatch(c -> c == ' ' || c == '"' || c == '=')) {
@@ -81,21 +85,16 @@ final class LogLine {
     return b.append('\n').toString();
   }
 
-  private static String json(
-      Instant time,
-      Level level,
-      String logger,
-      String message,
-      List<Map.Entry<String, @Nullable Object>> fields,
-      @Nullable Throwable error) {
+  private static String json(Entry e) {
+    String message = e.message();
     StringBuilder b = new StringBuilder(128 + message.length());
-    b.append("{\"time\":\"").append(TIME.format(time)).append('"');
-    b.append(",\"level\":\"").append(level).append('"');
+    b.append("{\"time\":\"").append(TIME.format(e.time())).append('"');
+    b.append(",\"level\":\"").append(e.level()).append('"');
     b.append(",\"logger\":");
-    string(b, logger, 256);
+    string(b, e.logger(), 256);
     b.append(",\"message\":");
     string(b, message, MAX_MESSAGE);
-    for (Map.Entry<String, @Nullable Object> field : fields) {
+    for (Map.Entry<String, @Nullable Object> field : e.fields()) {
       String key = field.getKey();
       if (List.of("time", "level", "logger", "message", "error").contains(key)) {
         key = "field." + key; // a record's own keys are never overwritten by a field
@@ -112,6 +111,7 @@ final class LogLine {
         string(b, String.valueOf(value), MAX_VALUE);
       }
     }
+    Throwable error = e.error();
     if (error != null) {
       b.append(",\"error\":");
       string(b, trace(error), MAX_ERROR);

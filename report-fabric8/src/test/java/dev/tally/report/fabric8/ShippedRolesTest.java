@@ -17,6 +17,7 @@ import dev.tally.report.api.WireNames;
 import dev.tally.report.audit.UnitBackoff;
 import dev.tally.report.fabric8.audit.AuditMember;
 import dev.tally.report.fabric8.audit.AuditTarget;
+import dev.tally.report.fabric8.audit.RealAuditTest;
 import dev.tally.report.fabric8.kyverno.KyvernoCodec;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
@@ -36,7 +37,6 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -89,7 +89,6 @@ class ShippedRolesTest {
   private static final List<String> VERBS =
       List.of("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection");
 
-  private static final String READER = "tally-roles-test-podtemplate-reader";
   private static final long T0 = 1_900_000_000L;
 
   /** The scenario's times are in 2030, as RealKyvernoTest's: the aggregators accept them. */
@@ -142,7 +141,7 @@ class ShippedRolesTest {
         admin.resource(item).createOr(existing -> existing.update());
       }
     }
-    installReader(admin);
+    String reader = cluster.clusterRole("podtemplate-reader", RealAuditTest.READS_POD_TEMPLATES);
     assertThat(roles)
         .extracting(r -> r.getMetadata().getName())
         .containsExactlyInAnyOrder(
@@ -165,7 +164,7 @@ class ShippedRolesTest {
     KubernetesClient trivy =
         TrivyInputRealServerTest.reading(cluster.serviceAccount("trivy", "tally-trivy-aggregator"));
     bindInNamespace(admin, ns, "trivy", "tally-trivy-aggregator-lease");
-    KubernetesClient auditor = cluster.serviceAccount("audit", "tally-audit-member", READER);
+    KubernetesClient auditor = cluster.serviceAccount("audit", "tally-audit-member", reader);
     bindInNamespace(admin, ns, "audit", "tally-audit-coordination");
     Map<String, String> accountOf =
         Map.of(
@@ -388,18 +387,15 @@ class ShippedRolesTest {
    */
   private List<Request> awaitUsed(Map<String, List<Grant>> grantsOf) {
     List<Request> last = new ArrayList<>();
-    boolean[] read = {false};
-    long[] lastRead = {0};
+    int[] polls = {0};
     try {
       Await.until(
           grantsOf.keySet() + " used each of their grants",
           () -> {
-            // the audit log is long: read it at most twice a second
-            if (read[0] && System.nanoTime() - lastRead[0] < 500_000_000L) {
+            // the audit log is long: read it on one poll in fifty (Await polls every 10 ms)
+            if (polls[0]++ % 50 != 0) {
               return false;
             }
-            read[0] = true;
-            lastRead[0] = System.nanoTime();
             List<Request> requests = requests(cluster, mark);
             last.clear();
             last.addAll(requests);
@@ -1351,24 +1347,6 @@ class ShippedRolesTest {
                 .endSubject()
                 .build())
         .create();
-  }
-
-  private static void installReader(KubernetesClient admin) {
-    admin
-        .rbac()
-        .clusterRoles()
-        .resource(
-            new ClusterRoleBuilder()
-                .withNewMetadata()
-                .withName(READER)
-                .endMetadata()
-                .addNewRule()
-                .withApiGroups("")
-                .withResources("podtemplates")
-                .withVerbs("get", "list")
-                .endRule()
-                .build())
-        .createOr(existing -> existing.update());
   }
 
   /** Stand-ins for Kyverno's policy CRDs: kyverno.io's two and policies.kyverno.io's eight. */

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -232,24 +233,7 @@ class ReportReadingTest {
     assertThat(firstResult(ReportFiles.encode(read)).get("status")).isEqualTo("fail");
 
     // the same object as fabric8 binds it (listed from a cluster whose schema kept the field)
-    AggregateResource bound = ReportFiles.encode(ReportFiles.read(V1ALPHA1, "default").get(0));
-    bound.setResults(
-        List.of(
-            new WireResult(
-                null,
-                "require-labels",
-                "check-team",
-                "fail",
-                "high",
-                null,
-                null,
-                true,
-                null,
-                null,
-                null,
-                null,
-                null,
-                Map.of("team", "missing"))));
+    AggregateResource bound = boundV1alpha1(checkTeamFails(null, null, Map.of("team", "missing")));
     ReadReport fromObject = ReportFiles.read(bound);
     assertThat(fromObject.report()).isEqualTo(read.report());
     assertThat(fromObject.warnings()).extracting(CodecWarning::field).contains("results[0].result");
@@ -337,24 +321,9 @@ class ReportReadingTest {
   /** The same object as fabric8 binds it, listed from a cluster that served that schema. */
   @Test
   void aV1alpha1ObjectOfMarch2021KeepsItsPropertiesAndTimestamp() {
-    AggregateResource bound = ReportFiles.encode(ReportFiles.read(V1ALPHA1, "default").get(0));
-    bound.setResults(
-        List.of(
-            new WireResult(
-                null,
-                "require-labels",
-                "check-team",
-                "fail",
-                "high",
-                null,
-                null,
-                true,
-                Map.of("team", "missing"),
-                new WireTimestamp(1_617_882_297L, 0),
-                null,
-                null,
-                null,
-                null)));
+    AggregateResource bound =
+        boundV1alpha1(
+            checkTeamFails(Map.of("team", "missing"), new WireTimestamp(1_617_882_297L, 0), null));
     ReadReport read = ReportFiles.read(bound);
     Result result = read.report().results().get(0);
     assertThat(result.properties()).isEqualTo(Map.of("team", "missing"));
@@ -387,9 +356,8 @@ class ReportReadingTest {
         .containsExactly("results[0].properties", "results[0].data[team]");
     assertThat(read.warnings().get(1).message()).contains("dropped").contains("'properties' wins");
     // and the same from an object
-    AggregateResource bound = ReportFiles.encode(ReportFiles.read(V1ALPHA1, "default").get(0));
-    bound.setResults(
-        List.of(
+    AggregateResource bound =
+        boundV1alpha1(
             new WireResult(
                 null,
                 "require-labels",
@@ -404,7 +372,7 @@ class ReportReadingTest {
                 null,
                 null,
                 "fail",
-                Map.of("team", "missing", "owner", "ops"))));
+                Map.of("team", "missing", "owner", "ops")));
     ReadReport fromObject = ReportFiles.read(bound);
     assertThat(fromObject.report().results().get(0).properties())
         .isEqualTo(Map.of("team", "present", "owner", "ops"));
@@ -971,5 +939,37 @@ class ReportReadingTest {
         .hasMessageStartingWith(
             "document 1 (line 8): items[1].kind: 'reports.kyverno.io/v1 EphemeralReport' is not a"
                 + " report kind Tally reads");
+  }
+
+  /** The {@code V1ALPHA1} sample as fabric8 binds it, holding {@code result} only. */
+  private static AggregateResource boundV1alpha1(WireResult result) {
+    AggregateResource bound = ReportFiles.encode(ReportFiles.read(V1ALPHA1, "default").get(0));
+    bound.setResults(List.of(result));
+    return bound;
+  }
+
+  /**
+   * {@code require-labels/check-team} failing, high and scored, in v1alpha1's layout, with what
+   * else the test gives.
+   */
+  private static WireResult checkTeamFails(
+      @Nullable Map<String, String> properties,
+      @Nullable WireTimestamp timestamp,
+      @Nullable Map<String, String> data) {
+    return new WireResult(
+        null,
+        "require-labels",
+        "check-team",
+        "fail",
+        "high",
+        null,
+        null,
+        true,
+        properties,
+        timestamp,
+        null,
+        null,
+        null,
+        data);
   }
 }

@@ -17,6 +17,8 @@ import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.ByteArrayInputStream;
@@ -44,12 +46,21 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * every object evaluated, none twice.
  */
 @ExtendWith(RealKubernetes.class)
-class RealAuditTest {
+public class RealAuditTest {
   /** PodTemplates per generated namespace: uneven, and nothing else in the cluster makes them. */
   private static final int[] TEMPLATES = {24, 6, 15, 9, 12};
 
-  /** The ClusterRole that lets a member read what it audits (the built-in view omits this kind). */
-  private static final String READER = "tally-test-podtemplate-reader";
+  /**
+   * The rules of a ClusterRole that lets a member read what it audits (the built-in view omits this
+   * kind).
+   */
+  public static final List<PolicyRule> READS_POD_TEMPLATES =
+      List.of(
+          new PolicyRuleBuilder()
+              .withApiGroups("")
+              .withResources("podtemplates")
+              .withVerbs("get", "list")
+              .build());
 
   /** Evaluations, counted over all members, after which the member doing the next one dies. */
   private static final int KILL_AFTER = 10;
@@ -59,6 +70,7 @@ class RealAuditTest {
       RealKubernetes.Cluster cluster) throws Exception {
     KubernetesClient admin = cluster.admin();
     installCrdsAndRoles(admin);
+    String reader = cluster.clusterRole("podtemplate-reader", READS_POD_TEMPLATES);
     String ns = cluster.namespace();
     Map<String, Boolean> expected = new HashMap<>(); // namespace/name -> has a team label
     List<String> namespaces = new ArrayList<>();
@@ -103,7 +115,7 @@ class RealAuditTest {
     try {
       for (String id : List.of("m-a", "m-b", "m-c")) {
         KubernetesClient client =
-            cluster.serviceAccount("audit-" + id, "tally-audit-member", READER);
+            cluster.serviceAccount("audit-" + id, "tally-audit-member", reader);
         bindCoordination(admin, ns, "audit-" + id);
         clients.put(id, client);
         PartialReportPublisher publisher =
@@ -224,21 +236,6 @@ class RealAuditTest {
             .items()) {
       admin.resource(role).createOr(existing -> existing.update());
     }
-    admin
-        .rbac()
-        .clusterRoles()
-        .resource(
-            new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder()
-                .withNewMetadata()
-                .withName(READER)
-                .endMetadata()
-                .addNewRule()
-                .withApiGroups("")
-                .withResources("podtemplates")
-                .withVerbs("get", "list")
-                .endRule()
-                .build())
-        .createOr(existing -> existing.update());
     Await.until(
         "partial reports are served",
         () -> {

@@ -23,7 +23,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -177,23 +177,16 @@ public class TrivyInputRealServerTest {
     }
     String ns = cluster.namespace();
     String tenantNs = cluster.otherNamespace("tenant");
-    admin
-        .rbac()
-        .clusterRoles()
-        .resource(
-            new ClusterRoleBuilder()
-                .withNewMetadata()
-                .withName(tenantNs + "-configauditreport-writer")
-                .endMetadata()
-                .addNewRule()
-                .withApiGroups("aquasecurity.github.io")
-                .withResources("configauditreports")
-                .withVerbs("create", "get", "update", "patch", "delete")
-                .endRule()
-                .build())
-        .createOr(existing -> existing.update());
-    KubernetesClient tenant =
-        cluster.tenant("writer", tenantNs, tenantNs + "-configauditreport-writer");
+    String writer =
+        cluster.clusterRole(
+            "configauditreport-writer",
+            List.of(
+                new PolicyRuleBuilder()
+                    .withApiGroups("aquasecurity.github.io")
+                    .withResources("configauditreports")
+                    .withVerbs("create", "get", "update", "patch", "delete")
+                    .build()));
+    KubernetesClient tenant = cluster.tenant("writer", tenantNs, writer);
     ConfigMap app = configMap(admin, ns, "app-config");
     ConfigMap tenantApp = configMap(admin, tenantNs, "tenant-app");
     ConfigMap tenantOther = configMap(admin, tenantNs, "tenant-other");
@@ -323,7 +316,6 @@ public class TrivyInputRealServerTest {
           .hasSize(1);
     } finally {
       account.close();
-      admin.rbac().clusterRoles().withName(tenantNs + "-configauditreport-writer").delete();
     }
   }
 
