@@ -43,25 +43,27 @@ import org.slf4j.LoggerFactory;
  * soon as its head is complete (the answers are computed in memory: no probe makes a request); each
  * connection must send its request and take the whole answer within the request timeout, or is
  * closed; a request head over 8 KiB is refused (431); and past {@code maxConnections} a connection
- * is closed to admit the new one (the oldest that sent part of a request or is not reading its
- * answer, else the oldest), so that a flood of idle connections delays a probe by at most one
- * accept. A connection is read as soon as it is accepted, each round reads every connection with
- * bytes waiting before it accepts, and one round accepts at most half of {@code maxConnections}, so
- * a flood of new connections cannot evict a probe's before its request is read. Every answer closes
- * its connection ({@code Connection: close}).
+ * is closed to admit the new one, so that a flood of idle connections delays a probe by at most one
+ * accept: the oldest of those that sent part of a head and nothing more for a whole round (a probe
+ * sends its head at once), else the oldest, read once more first (its request may have arrived
+ * since the select: then it is answered, not closed). A connection is read as soon as it is
+ * accepted, each round reads the connections with bytes waiting before it accepts, and one round
+ * accepts at most half of {@code maxConnections}. A flood of connections that send nothing can
+ * still close a probe whose client was not scheduled between connecting and writing for two rounds
+ * of the loop; only the chart's NetworkPolicy keeps such a flood away. Every answer closes its
+ * connection ({@code Connection: close}).
  *
  * <p>No connection's failure stops the loop. Whatever one ready key throws (an {@code IOException},
- * or a {@code RuntimeException} such as the {@code CancelledKeyException} of a connection evicted
- * or closed earlier in the same batch of ready keys) closes that connection only; a connection that
- * cannot be set up once accepted is closed and the others are accepted. A failure of the loop
- * itself (of {@code select}, or of {@code accept} on the listening socket) is logged, with its
- * stack trace at most once a minute and otherwise at DEBUG, and the loop goes on (after a pause of
- * 100 ms when {@code select} failed, so that a failure that repeats does not spin a core). Only
- * {@link #close()} ends the loop, or an {@code Error} (logged; the port is closed, so the liveness
- * probe fails and the pod is restarted). Before, a client that opened and reset connections past
- * {@code maxConnections} got a connection evicted while its key was still in the batch being
- * handled: the {@code CancelledKeyException} of that key escaped the loop, which closed the port
- * for good, and the kubelet restarted the pod over and over.
+ * or a {@code RuntimeException} such as a {@code CancelledKeyException}) closes that connection
+ * only; a connection that cannot be set up once accepted is closed and the others are accepted. A
+ * failure of the loop itself (of {@code select}, or of {@code accept} on the listening socket) is
+ * logged, with its stack trace at most once a minute and otherwise at DEBUG, and the loop goes on
+ * (after a pause of 100 ms when {@code select} failed, so that a failure that repeats does not spin
+ * a core). Only {@link #close()} ends the loop, or an {@code Error} (logged; the port is closed, so
+ * the liveness probe fails and the pod is restarted). Before, a client that opened and reset
+ * connections past {@code maxConnections} got a connection evicted while its key was still in the
+ * batch being handled: the {@code CancelledKeyException} of that key escaped the loop, which closed
+ * the port for good, and the kubelet restarted the pod over and over.
  */
 final class HealthServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HealthServer.class);
@@ -82,6 +84,9 @@ final class HealthServer implements AutoCloseable {
   private final Map<String, Supplier<Answer>> routes;
   private final long timeoutNanos;
   private final int maxConnections;
+
+  /** The loop's rounds so far: a connection's progress is dated by them. */
+  private long round;
 
   /** The open connections, oldest first. */
   private final LinkedHashMap<SocketChannel, Connection> connections = new LinkedHashMap<>();
@@ -129,6 +134,10 @@ final class HealthServer implements AutoCloseable {
   HealthServer(
       int port, Map<String, Supplier<Answer>> routes, Duration requestTimeout, int maxConnections)
       throws IOException {
+    if (maxConnections < 1) {
+      throw new IllegalArgumentException(
+          "maxConnections must be at least 1, was " + maxConnections);
+    }
     this.routes = Map.copyOf(routes);
     this.timeoutNanos = requestTimeout.toNanos();
     this.maxConnections = maxConnections;
@@ -168,8 +177,12 @@ final class HealthServer implements AutoCloseable {
     final ByteBuffer in = ByteBuffer.allocate(MAX_HEAD);
     @Nullable ByteBuffer out;
 
-    Connection(long deadline) {
+    /** The round in which a read last brought bytes (or the connection was accepted). */
+    long progressed;
+
+    Connection(long deadline, long round) {
       this.deadline = deadline;
+      this.progressed = round;
     }
   }
 
@@ -178,6 +191,7 @@ final class HealthServer implements AutoCloseable {
       while (!closed) {
         try {
           selector.select(waitMillis());
+          round++;
           handleSelected();
           expire();
         } catch (IOException | RuntimeException e) {
@@ -233,8 +247,9 @@ final class HealthServer implements AutoCloseable {
 
   /**
    * The batch of ready keys, the connections' first and the listening socket's last: every request
-   * that has arrived by the time of the select is read before an accept of the same round can evict
-   * its connection.
+   * that has arrived by the time of the select is read before an accept of the same round can close
+   * its connection for a newcomer. (So no key of a batch is cancelled by an accept before its turn;
+   * {@link #ready} still handles a cancelled key, as it handles anything a key throws.)
    */
   private void handleSelected() {
     @Nullable SelectionKey accept = null;
@@ -255,8 +270,8 @@ final class HealthServer implements AutoCloseable {
 
   /**
    * One ready key of a batch. Whatever goes wrong with it closes its connection and nothing else:
-   * its key may have been cancelled earlier in the same batch (its connection evicted by an accept,
-   * or closed), its client may have reset the connection, anything it throws stays here.
+   * its key may have been cancelled, its client may have reset the connection, anything it throws
+   * stays here.
    */
   void ready(SelectionKey key) {
     SelectableChannel channel = key.channel();
@@ -285,12 +300,12 @@ final class HealthServer implements AutoCloseable {
   }
 
   /**
-   * Accepts at most half of {@code maxConnections} connections, so that every connection accepted
-   * gets one whole round of the loop to be read before later accepts could evict it as the oldest
-   * (the rest wait in the backlog for the next round), and reads each at once: a probe's request
-   * has usually arrived with its connection, and is answered before anything can evict it. Before,
-   * one accept took the whole backlog, and a flood of connections behind a probe's evicted the
-   * probe before its request was read (the hostile tenant's {@code health-flood}).
+   * Accepts at most half of {@code maxConnections} connections, so that a connection accepted is
+   * read in the next round before later accepts could make it the oldest (the rest wait in the
+   * backlog for the next round), and reads each at once: a probe's request has usually arrived with
+   * its connection, and is answered before anything can close it. Before, one accept took the whole
+   * backlog, and a flood of connections behind a probe's closed the probe's before its request was
+   * read (the hostile tenant's {@code health-flood}).
    */
   private void accept() throws IOException {
     int budget = Math.max(1, maxConnections / 2);
@@ -298,12 +313,12 @@ final class HealthServer implements AutoCloseable {
     while (budget-- > 0 && (c = server.accept()) != null) {
       if (connections.size() >= maxConnections) {
         LOG.debug("{} connections open: closing one", connections.size());
-        drop(evictable());
+        makeRoom();
       }
       try {
         c.configureBlocking(false);
         c.register(selector, SelectionKey.OP_READ);
-        connections.put(c, new Connection(System.nanoTime() + timeoutNanos));
+        connections.put(c, new Connection(System.nanoTime() + timeoutNanos, round));
         read(c);
       } catch (IOException | RuntimeException e) {
         LOG.debug("admitting a connection: {}", e.toString());
@@ -313,23 +328,33 @@ final class HealthServer implements AutoCloseable {
   }
 
   /**
-   * The connection to close for a new one: the oldest of those that were slow by their own doing
-   * (sent part of a request head and stopped, or are not taking their answer), else the oldest. A
-   * connection that has sent nothing yet may be a probe whose request is still on its way (its
-   * client was not scheduled between connecting and writing); one that has sent part of a head is
-   * not, since a probe sends its head at once. Before, the oldest was closed whatever it had sent,
-   * and a flood of half-sent requests closed a probe's connection accepted a moment before its
-   * request arrived (one probe in 40 while two threads flooded and the machine's two cores were
-   * busy).
+   * Closes one connection for a newcomer: the oldest of those that sent part of a request head and
+   * nothing more in a whole round since, else the oldest, once it has been read again. A probe
+   * sends its head at once, so a head that stopped halfway for a round is not a probe's; a
+   * connection that has sent nothing may be a probe whose request is on its way (its client was not
+   * scheduled between connecting and writing), and its request may have arrived since the select:
+   * read, it is answered instead. Before, the oldest was closed whatever it had sent, and a flood
+   * of half-sent requests closed a probe's connection accepted a moment before its request arrived
+   * (one probe in 40 while two threads flooded and the machine's two cores were busy).
    */
-  private SocketChannel evictable() {
+  private void makeRoom() {
     for (Map.Entry<SocketChannel, Connection> e : connections.entrySet()) {
       Connection conn = e.getValue();
-      if (conn.out != null || conn.in.position() > 0) {
-        return e.getKey();
+      if (conn.out == null && conn.in.position() > 0 && conn.progressed < round) {
+        drop(e.getKey());
+        return;
       }
     }
-    return connections.keySet().iterator().next();
+    SocketChannel oldest = connections.keySet().iterator().next();
+    try {
+      read(oldest);
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("a connection of the health server failed: {}", e.toString());
+      drop(oldest);
+    }
+    if (connections.size() >= maxConnections) {
+      drop(connections.keySet().iterator().next());
+    }
   }
 
   private void read(SocketChannel c) throws IOException {
@@ -341,6 +366,9 @@ final class HealthServer implements AutoCloseable {
     if (n < 0) {
       drop(c);
       return;
+    }
+    if (n > 0) {
+      conn.progressed = round;
     }
     int end = headEnd(conn.in);
     if (end >= 0) {

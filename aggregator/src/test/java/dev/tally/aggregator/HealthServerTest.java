@@ -131,17 +131,17 @@ class HealthServerTest {
   }
 
   /**
-   * Connections reset past the cap, made certain. Two connections are open when the loop is held in
-   * an answer; meanwhile new connections wait to be accepted, then the two are reset by their
-   * client. The next batch of ready keys holds the listening socket first, then the two (epoll
-   * hands them over in the order they became ready). When the loop took keys in that order,
-   * accepting the new connections evicted the two, whose keys came next in the same batch,
+   * Connections reset while newcomers wait past the cap. Two connections are open when the loop is
+   * held in an answer; meanwhile new connections wait to be accepted, then the two are reset by
+   * their client. The next batch of ready keys holds the listening socket first, then the two
+   * (epoll hands them over in the order they became ready). When the loop took keys in that order,
+   * accepting the new connections closed the two, whose keys came next in the same batch,
    * cancelled: asking such a key whether it is readable threw {@code CancelledKeyException}, which
-   * used to end the loop and close the port. The loop now reads the connections of a batch before
-   * it accepts, so the two are closed as reset first; either way the server goes on.
+   * used to end the loop and close the port. The loop now reads a batch's connections before it
+   * accepts, so the two are closed as reset first and the newcomers admitted; the server goes on.
    */
   @Test
-  void connectionsEvictedWhileTheirKeysWaitInTheSameBatchAreClosedAlone() throws Exception {
+  void connectionsResetWhileNewcomersWaitAreClosedAndTheServerGoesOn() throws Exception {
     CountDownLatch held = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     Supplier<HealthServer.Answer> ok = () -> new HealthServer.Answer(200, "text/plain", "ok\n");
@@ -237,9 +237,10 @@ class HealthServerTest {
   /**
    * Past the cap, a connection that has sent nothing yet (a probe whose request is on its way) is
    * kept while others that sent part of a request and stopped are closed for newcomers. Each
-   * half-sent connection is followed by a whole request answered on a connection of its own: that
-   * answer comes from an accept made after the half request had arrived, and the server reads the
-   * bytes waiting in a round before it accepts, so the half request was read before. Before, the
+   * half-sent connection is followed by a whole request on a connection of its own, answered in the
+   * round that accepts it: the half request, sent before that request's connection, was read in
+   * that round or before, and the next whole request is accepted in a later round (it is sent once
+   * the answer is in), when the half-sent connection has stopped for a whole round. Before, the
    * oldest connection was closed whatever it had sent: the silent one first.
    */
   @Test
@@ -258,6 +259,55 @@ class HealthServerTest {
           .write("GET /healthz HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
       assertThat(new String(silent.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
           .as("the connection that had sent nothing is still open and answered")
+          .startsWith("HTTP/1.1 200 OK");
+    }
+  }
+
+  /**
+   * A request that arrives while the loop is busy, on a connection accepted before, is answered
+   * though newcomers fill the cap in the same batch: the loop reads a batch's connections before it
+   * accepts, and reads the oldest connection once more before closing it for a newcomer. Three
+   * connections are open (the one whose request will come first), the loop is held in an answer,
+   * newcomers connect, then the request is sent: the next batch holds the listening socket first.
+   * Before, the accept came first and closed the oldest connection, request unread.
+   */
+  @Test
+  void aRequestThatArrivedWhileTheLoopWasBusyIsAnsweredThoughNewcomersFillTheCap()
+      throws Exception {
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Supplier<HealthServer.Answer> ok = () -> new HealthServer.Answer(200, "text/plain", "ok\n");
+    Supplier<HealthServer.Answer> hold =
+        () -> {
+          held.countDown();
+          try {
+            release.await(READ_BOUND_MILLIS, TimeUnit.MILLISECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return ok.get();
+        };
+    server = new HealthServer(0, Map.of("/healthz", ok, "/hold", hold), Duration.ofMinutes(5), 4);
+    try (Socket probe = connect(server)) {
+      idle.add(connect(server));
+      idle.add(connect(server));
+      try (Socket holder = connect(server)) {
+        holder
+            .getOutputStream()
+            .write("GET /hold HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        assertThat(held.await(READ_BOUND_MILLIS, TimeUnit.MILLISECONDS)).isTrue();
+        for (int i = 0; i < 4; i++) {
+          idle.add(connect(server));
+        }
+        probe
+            .getOutputStream()
+            .write("GET /healthz HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        release.countDown();
+        assertThat(new String(holder.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+            .startsWith("HTTP/1.1 200 OK");
+      }
+      assertThat(new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+          .as("the request sent while the loop was busy is answered")
           .startsWith("HTTP/1.1 200 OK");
     }
   }
