@@ -4,21 +4,31 @@
 # last line of stdout:
 #
 #   go-tools/build.sh kyverno   -> .../tally/kyverno/<key>/{kyverno,reports-controller}
-#   go-tools/build.sh helm      -> .../tally/helm/<key>/helm
+#   go-tools/build.sh helm      -> .../tally/kube-testenv-tools/<key>/{helm,crane,promtool,prometheus}
 #
-#   key   = sha256 of the Go version, go.mod and go.sum of the module
+#   key   = sha256 of the Go version, go.mod, go.sum and tags file of the module
 #   cache = ${XDG_CACHE_HOME:-$HOME/.cache}/tally/<module>/<key>/
 #
+# helm, crane and prometheus are tools of kube-testenv's own module (its go.mod's `tool` lines),
+# not folders here: one build list with the API server's, so that the packages they share with it
+# (client-go, grpc, OpenTelemetry, x/net...) are the same versions and compiled once into the Go
+# build cache, not once per module. Asking for any of the three builds all four programs.
+#
 # A build happens only when the cache has no complete build for the key (a cold build of Kyverno's
-# two programs takes about 20 minutes on two idle cores, Helm about 5; nothing when cached). The
-# module's source directory (for files such as Kyverno's CRDs and Helm chart) is written to
-# <cache>/module-dir. Progress goes to stderr. GOTOOLCHAIN, GOFLAGS, GOPROXY... are honoured as go
-# honours them.
+# two programs takes about 6 minutes on two idle cores; nothing when cached). The module's source
+# directory (for files such as Kyverno's CRDs and Helm chart) is written to <cache>/module-dir.
+# Progress goes to stderr. GOTOOLCHAIN, GOFLAGS, GOPROXY... are honoured as go honours them.
 set -euo pipefail
 
-name="${1:?usage: go-tools/build.sh <module folder: kyverno | helm | crane | prometheus>}"
+name="${1:?usage: go-tools/build.sh <kyverno | helm | crane | prometheus>}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cd "$here/$name"
+case "$name" in
+  helm | crane | prometheus)
+    name=kube-testenv-tools
+    cd "$here/../kube-testenv"
+    ;;
+  *) cd "$here/$name" ;;
+esac
 
 if ! command -v go >/dev/null 2>&1; then
   echo "build.sh: go is not on the PATH (Go 1.26 or newer is needed)" >&2
@@ -45,14 +55,14 @@ if [[ ! -f "$cache/.complete" ]]; then
   exec 9>"$cache/.lock"
   if command -v flock >/dev/null 2>&1; then flock 9; fi
   if [[ ! -f "$cache/.complete" ]]; then
-    echo "build.sh: building the tools of go-tools/$name ($goversion) into $cache;" \
+    echo "build.sh: building the tools of $(pwd) ($goversion) into $cache;" \
       "a cold build takes minutes" >&2
     start=$SECONDS
     tmp="$cache/tmp.$$"
     trap 'rm -rf "$tmp"' EXIT
     mkdir -p "$tmp"
     # `tool` is every tool of the module; one go build shares the packages they have in common
-    # a folder's `tags` file holds the build tags its tools are built with (Prometheus's
+    # a module's `tags` file holds the build tags its tools are built with (Prometheus's
     # remove_all_sd leaves out the service discoveries of clouds the tests never use)
     tags=""
     if [[ -f tags ]]; then tags="$(grep -v '^#' tags | tr -s ' \n' ',' | sed 's/^,//; s/,$//')"; fi

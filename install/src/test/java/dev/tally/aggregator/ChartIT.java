@@ -16,12 +16,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * charts/tally-aggregator with real Helm (built from go-tools/helm, cached per machine), as a
- * cluster admin uses it: {@code helm lint --strict} with each values file, deploy/ being the chart
- * rendered, values that are misspelt or wrong refused before anything is installed, and {@code helm
- * install}, {@code upgrade} and {@code uninstall} of the Tally input on kube-testenv, with what the
- * installed ServiceAccount may do asked of the server's authorizer. The Kyverno input's install and
- * its rights: KyvernoDeployManifestsIT.
+ * charts/tally-aggregator with real Helm (built from kube-testenv's module, cached per machine), as
+ * a cluster admin uses it: {@code helm lint --strict} with each values file, deploy/ being the
+ * chart rendered, values that are misspelt or wrong refused before anything is installed, and
+ * {@code helm install}, {@code upgrade} and {@code uninstall} of the Tally input on kube-testenv,
+ * with what the installed ServiceAccount may do asked of the server's authorizer. The Kyverno
+ * input's install and its rights: KyvernoDeployManifestsIT.
  */
 @ExtendWith(RealKubernetes.class)
 class ChartIT {

@@ -18,9 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The chart's NetworkPolicy, rendered by real Helm (built from go-tools/helm, cached per machine):
- * absent unless asked for; when asked for, ingress to the HTTP port only, only from the peers and
- * CIDRs listed, and none at all when none is; malformed peers and CIDRs refused by the schema.
+ * The chart's NetworkPolicy, rendered by real Helm (built from kube-testenv's module, cached per
+ * machine): absent unless asked for; when asked for, ingress to the HTTP port only, only from the
+ * peers and CIDRs listed, and none at all when none is; malformed peers and CIDRs refused by the
+ * schema.
  */
 class ChartNetworkPolicyTest {
   private static final Path ROOT = ChartRender.ROOT;

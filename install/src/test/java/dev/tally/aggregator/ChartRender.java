@@ -11,8 +11,8 @@ import java.util.List;
 
 /**
  * charts/tally-aggregator rendered by real Helm ({@code helm template}), for the tests that read
- * what the chart makes of given values. Helm is built from go-tools/helm on first use (minutes,
- * cold; nothing when cached per machine).
+ * what the chart makes of given values. Helm is built from kube-testenv's module on first use
+ * (minutes, cold; nothing when cached per machine).
  */
 final class ChartRender {
   static final Path ROOT = ChartFilesTest.deployDir().getParent();

@@ -159,7 +159,7 @@ class ImageIT {
 
   /**
    * The step between the build and {@code helm install}: the image goes into a registry (here
-   * go-containerregistry's, {@code crane registry serve}, built from go-tools/crane) and the
+   * go-containerregistry's, {@code crane registry serve}, built from kube-testenv's module) and the
    * registry serves the same manifest and configuration back.
    */
   @Test

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The chart's alerting rules in a real Prometheus (built from go-tools/prometheus) that scrapes a
+ * The chart's alerting rules in a real Prometheus (built from kube-testenv's module) that scrapes a
  * real aggregator (the jar) on kube-testenv: while the aggregator's role may list its input, {@code
  * TallyInputNotSyncing} stays quiet; once the test revokes the role's {@code list}, the leader's
  * periodic re-lists fail and the alert fires within three periods and its {@code for:}; once the

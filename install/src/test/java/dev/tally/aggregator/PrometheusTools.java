@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Prometheus's own programs, {@code promtool} and {@code prometheus}, built from
- * go-tools/prometheus on first use (minutes, cold; nothing when cached per machine), and the
- * chart's alerting rules they read.
+ * Prometheus's own programs, {@code promtool} and {@code prometheus}, built from kube-testenv's
+ * module on first use (minutes, cold; nothing when cached per machine), and the chart's alerting
+ * rules they read.
  */
 final class PrometheusTools {
   /** The rules as the chart ships them (and as a plain rule file). */

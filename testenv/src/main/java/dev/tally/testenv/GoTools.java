@@ -10,9 +10,10 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Programs built from the Go modules of the repository's {@code go-tools/} folder (Kyverno's own
- * binaries, Helm, crane) by {@code go-tools/build.sh}, once per machine and cached, like
- * kube-testenv.
+ * Other projects' Go programs the tests run, built by {@code go-tools/build.sh} once per machine
+ * and cached, like kube-testenv: Kyverno's own binaries from {@code go-tools/kyverno}; Helm, crane,
+ * promtool and Prometheus, which are {@code tool}s of kube-testenv's own module (one set of
+ * versions with the API server's, so a cold build compiles what they share once).
  */
 public final class GoTools {
   private static final long BUILD_TIMEOUT_MINUTES = 50;
@@ -32,8 +33,10 @@ public final class GoTools {
   }
 
   /**
-   * The cache directory holding the programs of {@code go-tools/<module>}, built first when the
-   * cache has none (minutes, cold); its build log goes to {@code log}.
+   * The cache directory holding the programs of {@code module} ({@code kyverno}; {@code helm},
+   * {@code crane} or {@code prometheus}, which name kube-testenv's tools, all four in one
+   * directory), built first when the cache has none (minutes, cold); its build log goes to {@code
+   * log}.
    */
   public static synchronized Built build(String module, Path log) {
     Path root = repositoryRoot();
@@ -52,21 +55,32 @@ public final class GoTools {
       if (!p.waitFor(BUILD_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
         p.destroyForcibly();
         throw new IllegalStateException(
-            "building go-tools/" + module + " took over " + BUILD_TIMEOUT_MINUTES + " min; " + log);
+            "building "
+                + module
+                + " (go-tools/build.sh) took over "
+                + BUILD_TIMEOUT_MINUTES
+                + " min; "
+                + log);
       }
       List<String> lines = new ArrayList<>(Files.readAllLines(log));
       if (p.exitValue() != 0 || lines.isEmpty()) {
         throw new IllegalStateException(
-            "building go-tools/" + module + " failed (exit " + p.exitValue() + "); see " + log);
+            "building "
+                + module
+                + " (go-tools/build.sh) failed (exit "
+                + p.exitValue()
+                + "); see "
+                + log);
       }
       Path dir = Path.of(lines.get(lines.size() - 1).trim());
       Path moduleDir = Path.of(Files.readString(dir.resolve("module-dir")).trim());
       return new Built(dir, moduleDir);
     } catch (IOException e) {
-      throw new IllegalStateException("building go-tools/" + module + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "building " + module + " (go-tools/build.sh): " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted building go-tools/" + module, e);
+      throw new IllegalStateException("interrupted building " + module, e);
     }
   }
 

@@ -10,10 +10,10 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Real Helm, built from {@code go-tools/helm} once per machine (like kube-testenv), run as a
- * cluster admin runs it: {@code helm lint}, {@code helm template}, and against a cluster (a
- * kubeconfig) {@code helm install}, {@code upgrade} and {@code uninstall}. Helm's cache,
- * configuration and data live under the work directory, not the user's home.
+ * Real Helm, built from kube-testenv's Go module (its {@code tool}) once per machine (like
+ * kube-testenv), run as a cluster admin runs it: {@code helm lint}, {@code helm template}, and
+ * against a cluster (a kubeconfig) {@code helm install}, {@code upgrade} and {@code uninstall}.
+ * Helm's cache, configuration and data live under the work directory, not the user's home.
  */
 public final class Helm {
   private static final long TIMEOUT_SECONDS = 180;

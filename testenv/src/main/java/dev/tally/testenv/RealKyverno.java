@@ -31,13 +31,13 @@ import org.jspecify.annotations.Nullable;
  * kyverno}, whose webhooks the API server really calls on loopback) and the reports controller.
  *
  * <p>{@link #install} puts into the control plane what Kyverno's Helm chart would, read from
- * Kyverno's module and rendered by real Helm (built from {@code go-tools/helm}): Kyverno's CRDs
- * from {@code config/crds}, and from the chart rendered with its default values the namespace's
- * ServiceAccounts, ClusterRoles (aggregated by the control plane's aggregation controller), Roles,
- * their bindings and the two ConfigMaps. Each program runs as its chart's ServiceAccount (a token
- * from the TokenRequest API), with the arguments the chart's Deployment gives its container and
- * only what running out of cluster needs added after them (Go's flag package takes the last of a
- * repeated flag).
+ * Kyverno's module and rendered by real Helm (built from kube-testenv's Go module (its {@code
+ * tool})): Kyverno's CRDs from {@code config/crds}, and from the chart rendered with its default
+ * values the namespace's ServiceAccounts, ClusterRoles (aggregated by the control plane's
+ * aggregation controller), Roles, their bindings and the two ConfigMaps. Each program runs as its
+ * chart's ServiceAccount (a token from the TokenRequest API), with the arguments the chart's
+ * Deployment gives its container and only what running out of cluster needs added after them (Go's
+ * flag package takes the last of a repeated flag).
  */
 public final class RealKyverno {
   public static final String NAMESPACE = "kyverno";
