@@ -16,7 +16,7 @@
 #   INCLUDE_DISABLED=true aggregator/run-hostile-tenant.sh     # with the kinds disabled in verify
 #   KINDS=churn,claimed-uid aggregator/run-hostile-tenant.sh   # only these kinds
 #
-# Needs JDK 17 and Go 1.26+ (kube-testenv). Builds the aggregator jar through Maven; the unit tests
+# Needs JDK 17 and Go 1.26.7+ (kube-testenv). Builds the aggregator jar through Maven; the unit tests
 # and the other integration tests are not run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +30,7 @@ if ! [[ $SEED =~ ^-?[0-9]+$ ]]; then
   exit 2
 fi
 if ! command -v go > /dev/null; then
-  echo "run-hostile-tenant: no Go toolchain on the PATH (kube-testenv is built with Go 1.26+)" >&2
+  echo "run-hostile-tenant: no Go toolchain on the PATH (kube-testenv is built with Go 1.26.7+)" >&2
   exit 1
 fi
 mkdir -p "$OUT"

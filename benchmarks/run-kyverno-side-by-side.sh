@@ -14,7 +14,7 @@
 #   TALLY_JVM_OPTIONS="-XX:StartFlightRecording=filename=benchmarks/target/tally.jfr,settings=profile" \
 #     RUNS="500:30:3" benchmarks/run-kyverno-side-by-side.sh  # the aggregator's JVM profiled with JFR
 #
-# Needs Go 1.26+ (kube-testenv, Kyverno and Helm are built on first use), JDK 17, and the machine to
+# Needs Go 1.26.7+ (kube-testenv, Kyverno and Helm are built on first use), JDK 17, and the machine to
 # itself: two processes compared on two cores are only comparable when nothing else runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +22,7 @@ RUNS=${RUNS:-"500:30:3 5000:300:2"}
 OUT=${OUT:-benchmarks/target/kyverno-side-by-side}
 
 if ! command -v go > /dev/null; then
-  echo "run-kyverno-side-by-side: no Go toolchain on the PATH (Go 1.26 or later is needed)" >&2
+  echo "run-kyverno-side-by-side: no Go toolchain on the PATH (Go 1.26.7 or later is needed)" >&2
   exit 1
 fi
 for run in $RUNS; do

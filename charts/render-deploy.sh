@@ -6,7 +6,7 @@
 #   charts/render-deploy.sh            # rewrites deploy/tally-aggregator.yaml and deploy/kyverno/tally-kyverno-aggregator.yaml
 #   charts/render-deploy.sh DIR        # writes them under DIR instead
 #
-# Helm is built from kube-testenv's module (Go 1.26+, once per machine, cached), or taken from $HELM.
+# Helm is built from kube-testenv's module (Go 1.26.7+, once per machine, cached), or taken from $HELM.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/deploy}

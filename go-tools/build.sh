@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the programs a Go module of this folder lists as tools (its go.mod's `tool` lines), from
+# Builds the programs a Go module lists as tools (its go.mod's `tool` lines: kyverno/'s here, or
+# kube-testenv's own), from
 # the Go module proxy, once per machine, and prints the cache directory that holds them as the
 # last line of stdout:
 #
@@ -7,7 +8,7 @@
 #   go-tools/build.sh helm      -> .../tally/kube-testenv-tools/<key>/{helm,crane,promtool,prometheus}
 #
 #   key   = sha256 of the Go version, go.mod, go.sum and tags file of the module
-#   cache = ${XDG_CACHE_HOME:-$HOME/.cache}/tally/<module>/<key>/
+#   cache = ${XDG_CACHE_HOME:-$HOME/.cache}/tally/<kyverno | kube-testenv-tools>/<key>/
 #
 # helm, crane and prometheus are tools of kube-testenv's own module (its go.mod's `tool` lines),
 # not folders here: one build list with the API server's, so that the packages they share with it
@@ -16,22 +17,27 @@
 #
 # A build happens only when the cache has no complete build for the key (a cold build of Kyverno's
 # two programs takes about 6 minutes on two idle cores; nothing when cached). The module's source
-# directory (for files such as Kyverno's CRDs and Helm chart) is written to <cache>/module-dir.
+# directory (for files such as Kyverno's CRDs and Helm chart; kube-testenv's for its tools) is
+# written to <cache>/module-dir.
 # Progress goes to stderr. GOTOOLCHAIN, GOFLAGS, GOPROXY... are honoured as go honours them.
 set -euo pipefail
 
 name="${1:?usage: go-tools/build.sh <kyverno | helm | crane | prometheus>}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 case "$name" in
+  kyverno) cd "$here/kyverno" ;;
   helm | crane | prometheus)
     name=kube-testenv-tools
     cd "$here/../kube-testenv"
     ;;
-  *) cd "$here/$name" ;;
+  *)
+    echo "usage: go-tools/build.sh <kyverno | helm | crane | prometheus>" >&2
+    exit 2
+    ;;
 esac
 
 if ! command -v go >/dev/null 2>&1; then
-  echo "build.sh: go is not on the PATH (Go 1.26 or newer is needed)" >&2
+  echo "build.sh: go is not on the PATH (Go 1.26.7 or newer is needed)" >&2
   exit 3
 fi
 
@@ -61,11 +67,13 @@ if [[ ! -f "$cache/.complete" ]]; then
     tmp="$cache/tmp.$$"
     trap 'rm -rf "$tmp"' EXIT
     mkdir -p "$tmp"
-    # `tool` is every tool of the module; one go build shares the packages they have in common
-    # a module's `tags` file holds the build tags its tools are built with (Prometheus's
+    # `tool` is every tool of the module; one go build shares the packages they have in common.
+    # A module's `tags` file holds the build tags its tools are built with (Prometheus's
     # remove_all_sd leaves out the service discoveries of clouds the tests never use)
     tags=""
-    if [[ -f tags ]]; then tags="$(grep -v '^#' tags | tr -s ' \n' ',' | sed 's/^,//; s/,$//')"; fi
+    if [[ -f tags ]]; then
+      tags="$({ grep -v '^#' tags || true; } | tr -s ' \n' ',' | sed 's/^,//; s/,$//')"
+    fi
     go build -trimpath -ldflags='-s -w' -tags="$tags" -o "$tmp/" tool >&2
     mv -f "$tmp"/* "$cache/"
     touch "$cache/.complete"
@@ -73,7 +81,14 @@ if [[ ! -f "$cache/.complete" ]]; then
   fi
 fi
 
-# where the tools' own module is unpacked (Kyverno's CRDs and chart are read from there)
-main="$(go list -f '{{.Module.Path}}' tool | head -1)"
-go mod download -json "$main" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p' > "$cache/module-dir"
+# where the tools' own module is unpacked (Kyverno's CRDs and chart are read from there); for
+# kube-testenv's tools, which come from several modules, kube-testenv's own directory. Written to a
+# file of this process's, then moved, so that a caller never reads it half written.
+if [[ "$name" == kube-testenv-tools ]]; then
+  pwd > "$cache/module-dir.$$"
+else
+  main="$(go list -f '{{.Module.Path}}' tool | sort | head -1)"
+  go mod download -json "$main" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p' > "$cache/module-dir.$$"
+fi
+mv -f "$cache/module-dir.$$" "$cache/module-dir"
 echo "$cache"

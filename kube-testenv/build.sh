@@ -12,7 +12,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 
 if ! command -v go >/dev/null 2>&1; then
-  echo "build.sh: go is not on the PATH (Go 1.26 or newer is needed)" >&2
+  echo "build.sh: go is not on the PATH (Go 1.26.7 or newer is needed)" >&2
   exit 3
 fi
 

@@ -23,8 +23,8 @@ public final class GoTools {
   /** Why Go tools cannot be built on this machine, or empty when they can. */
   public static @Nullable String unavailableBecause() {
     if (executableOnPath("go") == null) {
-      return "Go is not on the PATH (Kyverno and Helm are built from their Go modules;"
-          + " install Go 1.26 or later)";
+      return "Go is not on the PATH (Kyverno, Helm and Prometheus are built from Go modules;"
+          + " install Go 1.26.7 or later)";
     }
     if (repositoryRoot() == null) {
       return "go-tools/build.sh not found above " + System.getProperty("user.dir");

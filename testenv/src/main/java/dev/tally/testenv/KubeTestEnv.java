@@ -68,7 +68,7 @@ public final class KubeTestEnv {
   public static @Nullable String unavailableBecause() {
     if (GoTools.executableOnPath("go") == null) {
       return "Go is not on the PATH (the control plane is built from Kubernetes' Go modules;"
-          + " install Go 1.26 or later, e.g. the golang package of your distribution)";
+          + " install Go 1.26.7 or later, e.g. the golang package of your distribution)";
     }
     if (repositoryRoot() == null) {
       return "kube-testenv/build.sh not found above " + System.getProperty("user.dir");
