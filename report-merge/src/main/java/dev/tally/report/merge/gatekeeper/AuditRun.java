@@ -1,0 +1,140 @@
+package dev.tally.report.merge.gatekeeper;
+
+import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.api.Timestamp;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Which of an export file's lines make a run Tally may apply: only a run that Gatekeeper finished,
+ * framed by its start line and its finish line, is {@link Finished}; anything else applies nothing.
+ *
+ * <p>The disk driver appends a run's lines to {@code <id>.txt} as the audit goes and renames it
+ * {@code <id>.log} after the finish line, but a reader may still meet a file whose last line is
+ * half written, a run that crashed before its finish, or (two runs started within one second share
+ * a file) a second run appended after a finished one. So the rule is on the lines, not the file's
+ * name: the run is the last start line through a finish line of the same id that ends the file;
+ * every line between them carries that id. Lines of an event type other than a violation are
+ * skipped (a later Gatekeeper may add some); a violation that does not say which constraint or
+ * which resource makes the run {@link Invalid}, since a run that cannot be read whole could retract
+ * what it does not show.
+ */
+public sealed interface AuditRun {
+  /** The run's id as read from its lines, empty when no line gave one. */
+  String id();
+
+  /**
+   * A run Gatekeeper finished: every resource it audited is covered.
+   *
+   * @param id the run's id
+   * @param started when the run started: its id, read as a time
+   * @param violations every violation of the run, in the file's order
+   */
+  record Finished(String id, Timestamp started, List<ExportLine> violations) implements AuditRun {
+    public Finished {
+      InvalidReportException.requireNonNull("id", id);
+      InvalidReportException.requireNonNull("started", started);
+      violations = List.copyOf(InvalidReportException.requireNoNulls("violations", violations));
+    }
+  }
+
+  /**
+   * A run not finished yet, or never to be: still being written, crashed, or cut off. It applies
+   * nothing; a reader waits for its finish or for the next run.
+   *
+   * @param reason what is missing, for a log line
+   */
+  record Unfinished(String id, String reason) implements AuditRun {}
+
+  /**
+   * A finished run that cannot be read whole: applying part of it could retract what the rest
+   * shows, so none of it applies.
+   *
+   * @param line the line at fault, counted from 1
+   * @param field the field at fault
+   * @param reason why
+   */
+  record Invalid(String id, int line, String field, String reason) implements AuditRun {}
+
+  /**
+   * The run that {@code lines}, a whole export file in order, hold.
+   *
+   * @param lines the file's complete lines, decoded
+   * @param endsWithNewline whether the file ends with a newline; when it does not, its last line is
+   *     still being written (and is not among {@code lines}), so no run in it is finished
+   */
+  static AuditRun of(List<ExportLine> lines, boolean endsWithNewline) {
+    InvalidReportException.requireNoNulls("lines", lines);
+    if (lines.isEmpty()) {
+      return new Unfinished("", "no line yet");
+    }
+    ExportLine last = lines.get(lines.size() - 1);
+    if (!endsWithNewline) {
+      return new Unfinished(last.id(), "its last line is still being written");
+    }
+    if (!last.isFinish()) {
+      return new Unfinished(last.id(), "no finish line yet");
+    }
+    String id = last.id();
+    int start = lines.size() - 2;
+    while (start >= 0 && !(lines.get(start).isStart() && lines.get(start).id().equals(id))) {
+      start--;
+    }
+    if (start < 0) {
+      return new Unfinished(id, "its finish line has no start line before it");
+    }
+    Timestamp started;
+    try {
+      var at = OffsetDateTime.parse(id).toInstant();
+      started = Timestamp.of("id", at.getEpochSecond(), at.getNano());
+    } catch (DateTimeParseException | InvalidReportException e) {
+      return new Invalid(id, start + 1, "id", "'" + printable(id) + "' is not an RFC 3339 time");
+    }
+    List<ExportLine> violations = new ArrayList<>();
+    for (int i = start + 1; i < lines.size() - 1; i++) {
+      ExportLine line = lines.get(i);
+      if (!line.id().equals(id)) {
+        return new Unfinished(
+            id, "line " + (i + 1) + " belongs to run '" + printable(line.id()) + "'");
+      }
+      if (line.isStart() || line.isFinish()) {
+        return new Unfinished(id, "line " + (i + 1) + " starts or finishes the run again");
+      }
+      if (!line.isViolation()) {
+        continue;
+      }
+      String missing = missing(line);
+      if (!missing.isEmpty()) {
+        return new Invalid(id, i + 1, missing, "a violation must name it");
+      }
+      violations.add(line);
+    }
+    return new Finished(id, started, violations);
+  }
+
+  /** The first field a violation must have and {@code line} leaves empty; empty if none. */
+  private static String missing(ExportLine line) {
+    if (line.constraintKind().isEmpty()) {
+      return "kind";
+    }
+    if (line.constraintName().isEmpty()) {
+      return "name";
+    }
+    if (line.resourceVersion().isEmpty()) {
+      return "resourceAPIVersion";
+    }
+    if (line.resourceKind().isEmpty()) {
+      return "resourceKind";
+    }
+    if (line.resourceName().isEmpty()) {
+      return "resourceName";
+    }
+    return "";
+  }
+
+  private static String printable(String s) {
+    return InvalidReportException.printable(s, 100);
+  }
+}
