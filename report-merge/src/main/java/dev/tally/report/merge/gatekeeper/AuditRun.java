@@ -11,15 +11,15 @@ import java.util.List;
  * Which of an export file's lines make a run Tally may apply: only a run that Gatekeeper finished,
  * framed by its start line and its finish line, is {@link Finished}; anything else applies nothing.
  *
- * <p>The disk driver appends a run's lines to {@code <id>.txt} as the audit goes and renames it
- * {@code <id>.log} after the finish line, but a reader may still meet a file whose last line is
- * half written, a run that crashed before its finish, or (two runs started within one second share
- * a file) a second run appended after a finished one. So the rule is on the lines, not the file's
- * name: the run is the last start line through a finish line of the same id that ends the file;
- * every line between them carries that id. Lines of an event type other than a violation are
- * skipped (a later Gatekeeper may add some); a violation that does not say which constraint or
- * which resource makes the run {@link Invalid}, since a run that cannot be read whole could retract
- * what it does not show.
+ * <p>The disk driver appends a run's lines to {@code <id>.txt} ({@code :} written {@code _}) as the
+ * audit goes and renames it {@code .log} after the finish line, but a reader may still meet a file
+ * whose last line is half written, a run that crashed before its finish, or (two runs started
+ * within one second share a file) a second run appended after a finished one. So the rule is on the
+ * lines, not the file's name: the run is the last start line through a finish line of the same id
+ * that ends the file; every line between them carries that id. Lines of an event type other than a
+ * violation are skipped (a later Gatekeeper may add some); a violation that does not say which
+ * constraint or which resource makes the run {@link Invalid}, since a run that cannot be read whole
+ * could retract what it does not show.
  */
 public sealed interface AuditRun {
   /** The run's id as read from its lines, empty when no line gave one. */
@@ -30,12 +30,18 @@ public sealed interface AuditRun {
    *
    * @param id the run's id
    * @param started when the run started: its id, read as a time
+   * @param ordinal how many runs of the same id the file holds before this one (two runs started
+   *     within one second share a file): 0 but for such a run, so that the later of the two wins
    * @param violations every violation of the run, in the file's order
    */
-  record Finished(String id, Timestamp started, List<ExportLine> violations) implements AuditRun {
+  record Finished(String id, Timestamp started, int ordinal, List<ExportLine> violations)
+      implements AuditRun {
     public Finished {
       InvalidReportException.requireNonNull("id", id);
       InvalidReportException.requireNonNull("started", started);
+      if (ordinal < 0) {
+        throw new InvalidReportException("ordinal", "must not be negative, was " + ordinal);
+      }
       violations = List.copyOf(InvalidReportException.requireNoNulls("violations", violations));
     }
   }
@@ -111,7 +117,13 @@ public sealed interface AuditRun {
       }
       violations.add(line);
     }
-    return new Finished(id, started, violations);
+    int ordinal = 0;
+    for (int i = 0; i < start; i++) {
+      if (lines.get(i).isStart() && lines.get(i).id().equals(id)) {
+        ordinal++;
+      }
+    }
+    return new Finished(id, started, ordinal, violations);
   }
 
   /** The first field a violation must have and {@code line} leaves empty; empty if none. */
@@ -122,7 +134,7 @@ public sealed interface AuditRun {
     if (line.constraintName().isEmpty()) {
       return "name";
     }
-    if (line.resourceVersion().isEmpty()) {
+    if (line.resourceApiVersion().isEmpty()) {
       return "resourceAPIVersion";
     }
     if (line.resourceKind().isEmpty()) {

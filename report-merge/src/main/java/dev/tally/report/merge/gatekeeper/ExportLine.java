@@ -24,7 +24,8 @@ import java.util.List;
  * @param enforcementAction {@code deny}, {@code dryrun}, {@code warn}, or {@code scoped}
  * @param enforcementActions the audit's actions of a {@code scoped} constraint
  * @param resourceGroup the resource's API group, empty for the core group
- * @param resourceVersion the resource's API version without its group ({@code resourceAPIVersion})
+ * @param resourceApiVersion the resource's API version without its group ({@code
+ *     resourceAPIVersion})
  * @param resourceKind the resource's kind
  * @param resourceNamespace the resource's namespace, empty when it is cluster-scoped
  * @param resourceName the resource's name
@@ -40,7 +41,7 @@ public record ExportLine(
     String enforcementAction,
     List<String> enforcementActions,
     String resourceGroup,
-    String resourceVersion,
+    String resourceApiVersion,
     String resourceKind,
     String resourceNamespace,
     String resourceName) {
@@ -66,7 +67,7 @@ public record ExportLine(
         List.copyOf(
             InvalidReportException.requireNoNulls("enforcementActions", enforcementActions));
     InvalidReportException.requireNonNull("resourceGroup", resourceGroup);
-    InvalidReportException.requireNonNull("resourceAPIVersion", resourceVersion);
+    InvalidReportException.requireNonNull("resourceAPIVersion", resourceApiVersion);
     InvalidReportException.requireNonNull("resourceKind", resourceKind);
     InvalidReportException.requireNonNull("resourceNamespace", resourceNamespace);
     InvalidReportException.requireNonNull("resourceName", resourceName);

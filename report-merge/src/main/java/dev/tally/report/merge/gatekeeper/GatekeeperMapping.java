@@ -7,27 +7,35 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
+import dev.tally.report.api.Timestamp;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * What a run of Gatekeeper's audit states, as Tally partial reports: the rule of docs/DESIGN.md,
- * "Gatekeeper's audit". Pure: a {@linkplain AuditRun.Finished finished run} and the aggregates that
- * hold what earlier runs stated in, partial reports out.
+ * "Gatekeeper's audit runs". Pure: a {@linkplain AuditRun.Finished finished run}, the aggregates
+ * that hold what earlier runs stated, the constraints the run is known to have audited and where
+ * each resource's uid is now in; partial reports out, each about a uid.
  *
- * <p>A finished run audited every resource against every constraint, but its export names only the
- * violations. So a run states, for each resource it names, its violations, and covers for it every
- * constraint the run found violated anywhere plus every constraint the aggregates hold a result of
- * for that resource; and for each resource the aggregates hold a result of and the run does not
- * name, it covers those constraints with no result. A violation fixed, a constraint deleted, a
- * resource deleted or no longer matched: each is retracted by the first run that finishes after it.
+ * <p>An export names only violations, and Gatekeeper writes a run's finish line even when the run
+ * stopped early (its constraints or a kind could not be listed). So what a run retracts is bounded
+ * by what is known to have been audited: the <b>confirmed</b> constraints (those whose status names
+ * this run as their audit, which Gatekeeper writes only once it audited them). A resource the run
+ * names is stated with its violations, covering their constraints and the confirmed ones the
+ * aggregates hold a result of for it; a resource held and not named has the confirmed constraints
+ * it holds retracted; a resource held under a uid that is no longer its own (deleted, or recreated
+ * under its name) has everything retracted. A constraint deleted is not this rule's: its results
+ * leave as a policy no longer live.
  *
  * <ul>
  *   <li><b>Result</b>: source {@value #SOURCE}, policy the constraint's kind and name ({@code
@@ -35,17 +43,18 @@ import java.util.TreeSet;
  *       lower case, as Gatekeeper names templates), message as exported, timestamp the run's start,
  *       property {@value #ACTION} the constraint's enforcement action (and {@value #SCOPED_ACTIONS}
  *       the audit's actions of a {@code scoped} one, joined by commas); status {@code fail}, or
- *       {@code warn} where every action of the constraint only warns ({@code warn}, or {@code
- *       scoped} with only {@code warn}).
- *   <li><b>Subject</b>: the resource (apiVersion from {@code resourceGroup} and {@code
- *       resourceAPIVersion}). Exports carry no uid: a resource the run names is stated with an
- *       empty uid, for the adapter to adopt; one only the aggregates hold keeps the uid they hold.
- *   <li><b>Producer</b> {@value #PRODUCER}; <b>observedAt</b> the run's start.
+ *       {@code warn} where every action of the constraint only warns.
+ *   <li><b>Subject</b>: the resource, with the uid {@code uidOf} finds for it (exports carry none);
+ *       a resource is known by its group, kind, namespace and name, so a change of the version
+ *       Gatekeeper exports is the same resource.
+ *   <li><b>Producer</b> {@value #PRODUCER}; <b>observedAt</b> the run's start; <b>generation</b>
+ *       the run's {@linkplain AuditRun.Finished#ordinal ordinal} (two runs of one second).
  * </ul>
  *
  * <p>A resource whose results cannot be stated (a policy name longer than a result allows) is
  * {@linkplain Statements#refused refused}: nothing is stated about it, neither its violations nor a
- * retraction, and every other resource is stated.
+ * retraction. A run that started before the newest Gatekeeper result held is refused whole: an
+ * older file read late would otherwise bring back what a newer run fixed.
  */
 public final class GatekeeperMapping {
   /** The source of every result: Gatekeeper. */
@@ -62,22 +71,49 @@ public final class GatekeeperMapping {
 
   private GatekeeperMapping() {}
 
+  /** The policy of a constraint's results: its kind and name, {@code K8sRequiredLabels/owner}. */
+  public static String policy(String constraintKind, String constraintName) {
+    return constraintKind + "/" + constraintName;
+  }
+
   /**
-   * What a run states, with a partial report per resource it names or {@code held} holds a result
-   * of ({@value #SOURCE}'s results only; others' are not looked at), in a stable order.
+   * What a run states: a partial report per uid it says something of, in a stable order.
    *
    * @param run a finished run
-   * @param held the aggregates as they are before this run: what earlier runs stated
+   * @param held the aggregates as they are before this run: what earlier runs stated ({@value
+   *     #SOURCE}'s results only are looked at)
+   * @param confirmed the {@linkplain #policy policies} of the constraints known to have been
+   *     audited by this run
+   * @param uidOf the uid a resource has now, found by its group, kind, namespace and name; empty
+   *     when it does not exist. It answers from what is known; when that cannot be known, it
+   *     throws, and nothing of the run is stated
    */
-  public static Statements statements(AuditRun.Finished run, Collection<AggregateReport> held) {
+  public static Statements statements(
+      AuditRun.Finished run,
+      Collection<AggregateReport> held,
+      Set<String> confirmed,
+      Function<Subject, Optional<String>> uidOf) {
     InvalidReportException.requireNonNull("run", run);
     InvalidReportException.requireNoNulls("held", held);
-    // the run's resources, by identity (no uid), each with its results in the file's order
-    Map<Subject, List<Result>> named = new TreeMap<>(GatekeeperMapping::compareSubjects);
-    Map<Subject, String> refused = new TreeMap<>(GatekeeperMapping::compareSubjects);
-    Set<CoverageKey> found = new TreeSet<>();
-    List<ExportLine> violations = run.violations();
+    InvalidReportException.requireNoNulls("confirmed", confirmed);
+    InvalidReportException.requireNonNull("uidOf", uidOf);
+    Held before = Held.of(held);
+    if (before.newest.compareTo(run.started()) > 0) {
+      return new Statements(
+          List.of(),
+          List.of(
+              new Refusal(
+                  "run " + InvalidReportException.printable(run.id(), 100),
+                  "it started before the newest result held, of "
+                      + before.newest
+                      + ": a newer run was applied")));
+    }
+
+    // the run's resources, each with its results in the file's order
+    Map<Identity, Named> named = new TreeMap<>();
+    Map<Identity, Refusal> refused = new TreeMap<>();
     List<Refusal> refusals = new ArrayList<>();
+    List<ExportLine> violations = run.violations();
     for (int i = 0; i < violations.size(); i++) {
       ExportLine v = violations.get(i);
       Subject resource;
@@ -88,49 +124,67 @@ public final class GatekeeperMapping {
         refusals.add(new Refusal(display(v), "violations[" + i + "]." + e.getMessage()));
         continue;
       }
-      if (refused.containsKey(resource)) {
+      Identity id = Identity.of(resource);
+      if (refused.containsKey(id)) {
         continue;
       }
       try {
         Result result = result(v, run);
-        found.add(result.coverageKey());
-        named.computeIfAbsent(resource, r -> new ArrayList<>()).add(result);
+        named.computeIfAbsent(id, x -> new Named(resource, new ArrayList<>())).results.add(result);
       } catch (InvalidReportException e) {
-        refused.put(resource, "violations[" + i + "]." + e.getMessage());
-        named.remove(resource);
+        refused.put(id, new Refusal(resource.display(), "violations[" + i + "]." + e.getMessage()));
+        named.remove(id);
       }
     }
-    Map<Subject, Set<CoverageKey>> heldKeys = heldKeys(held);
-    // the same keys by identity, so that a resource named keeps covering what it held under
-    // any uid
-    Map<Subject, Set<CoverageKey>> heldByIdentity =
-        new TreeMap<>(GatekeeperMapping::compareSubjects);
-    heldKeys.forEach(
-        (subject, keys) ->
-            heldByIdentity.computeIfAbsent(subject, x -> new TreeSet<>()).addAll(keys));
 
+    Set<CoverageKey> confirmedKeys = new HashSet<>();
+    confirmed.forEach(p -> confirmedKeys.add(CoverageKey.of(SOURCE, p)));
     List<PartialReport> reports = new ArrayList<>();
-    for (Map.Entry<Subject, List<Result>> e : named.entrySet()) {
-      Set<CoverageKey> coverage = new TreeSet<>(found);
-      coverage.addAll(heldByIdentity.getOrDefault(e.getKey(), Set.of()));
-      reports.add(partial(run, e.getKey(), coverage, e.getValue()));
+    Set<String> stated = new HashSet<>();
+    for (Named n : named.values()) {
+      Optional<String> uid = uidOf.apply(n.resource);
+      if (uid.isPresent() && !uid.get().isEmpty()) {
+        Set<CoverageKey> coverage = new TreeSet<>();
+        n.results.forEach(r -> coverage.add(r.coverageKey()));
+        HeldSubject h = before.byUid.get(uid.get());
+        if (h != null) {
+          h.keys.stream().filter(confirmedKeys::contains).forEach(coverage::add);
+        }
+        reports.add(partial(run, n.resource.withUid(uid.get()), coverage, n.results));
+        stated.add(uid.get());
+      }
     }
-    heldKeys.forEach(
-        (subject, keys) -> {
-          if (!named.containsKey(subject) && !refused.containsKey(subject)) {
-            reports.add(partial(run, subject, keys, List.of()));
-          }
+    refused.forEach(
+        (id, refusal) -> {
+          // withheld: neither its violations nor a retraction
+          before.byIdentity.getOrDefault(id, List.of()).forEach(h -> stated.add(h.subject.uid()));
+          refusals.add(refusal);
         });
-    refused.forEach((subject, reason) -> refusals.add(new Refusal(subject.display(), reason)));
+    // the rest held: each still its resource's (confirmed constraints retracted) or not (deleted,
+    // or recreated under its name, as a uid the run named shows: everything retracted)
+    for (HeldSubject h : before.byUid.values()) {
+      if (stated.contains(h.subject.uid())) {
+        continue;
+      }
+      Optional<String> now = uidOf.apply(h.subject);
+      Set<CoverageKey> retracted = new TreeSet<>();
+      if (now.isPresent() && now.get().equals(h.subject.uid())) {
+        h.keys.stream().filter(confirmedKeys::contains).forEach(retracted::add);
+      } else {
+        retracted.addAll(h.keys); // deleted, or recreated under its name
+      }
+      if (!retracted.isEmpty()) {
+        reports.add(partial(run, h.subject, retracted, List.of()));
+      }
+    }
     return new Statements(reports, refusals);
   }
 
   /**
    * What a run states.
    *
-   * @param reports a partial report per resource the run names (uid empty, to adopt) or the
-   *     aggregates held (uid kept)
-   * @param refused the resources about which nothing is stated, and why
+   * @param reports a partial report per uid the run states something of
+   * @param refused the resources about which nothing is stated, and why; or the whole run
    */
   public record Statements(List<PartialReport> reports, List<Refusal> refused) {
     public Statements {
@@ -147,11 +201,79 @@ public final class GatekeeperMapping {
    */
   public record Refusal(String resource, String reason) {}
 
+  /** A resource as the run names it, without uid, and its results. */
+  private record Named(Subject resource, List<Result> results) {}
+
+  /** A resource the aggregates hold Gatekeeper results of, and the keys of those results. */
+  private record HeldSubject(Subject subject, Set<CoverageKey> keys) {}
+
+  /** What the aggregates hold of Gatekeeper's: by uid, by identity, and the newest timestamp. */
+  private record Held(
+      Map<String, HeldSubject> byUid,
+      Map<Identity, List<HeldSubject>> byIdentity,
+      Timestamp newest) {
+    static Held of(Collection<AggregateReport> aggregates) {
+      Map<String, HeldSubject> byUid = new TreeMap<>();
+      Timestamp newest = Timestamp.EPOCH;
+      for (AggregateReport aggregate : aggregates) {
+        for (Result r : aggregate.results()) {
+          if (!r.source().equals(SOURCE)) {
+            continue;
+          }
+          if (r.timestamp().isPresent() && r.timestamp().get().compareTo(newest) > 0) {
+            newest = r.timestamp().get();
+          }
+          List<Subject> resources =
+              r.resources().isEmpty() ? aggregate.scope().stream().toList() : r.resources();
+          for (Subject s : resources) {
+            if (!s.uid().isEmpty()) {
+              byUid
+                  .computeIfAbsent(s.uid(), u -> new HeldSubject(s, new TreeSet<>()))
+                  .keys
+                  .add(r.coverageKey());
+            }
+          }
+        }
+      }
+      Map<Identity, List<HeldSubject>> byIdentity = new TreeMap<>();
+      byUid
+          .values()
+          .forEach(
+              h ->
+                  byIdentity
+                      .computeIfAbsent(Identity.of(h.subject), x -> new ArrayList<>())
+                      .add(h));
+      return new Held(byUid, byIdentity, newest);
+    }
+  }
+
+  /** A resource as Gatekeeper knows it across versions: group, kind, namespace, name. */
+  private record Identity(String group, String kind, String namespace, String name)
+      implements Comparable<Identity> {
+    static Identity of(Subject s) {
+      int slash = s.apiVersion().indexOf('/');
+      String group = slash < 0 ? "" : s.apiVersion().substring(0, slash);
+      return new Identity(group, s.kind(), s.namespace(), s.name());
+    }
+
+    @Override
+    public int compareTo(Identity o) {
+      int c = namespace.compareTo(o.namespace);
+      if (c == 0) {
+        c = kind.compareTo(o.kind);
+      }
+      if (c == 0) {
+        c = name.compareTo(o.name);
+      }
+      return c != 0 ? c : group.compareTo(o.group);
+    }
+  }
+
   private static Subject resource(ExportLine v) {
     String apiVersion =
         v.resourceGroup().isEmpty()
-            ? v.resourceVersion()
-            : v.resourceGroup() + "/" + v.resourceVersion();
+            ? v.resourceApiVersion()
+            : v.resourceGroup() + "/" + v.resourceApiVersion();
     return Subject.of(apiVersion, v.resourceKind(), v.resourceNamespace(), v.resourceName(), "");
   }
 
@@ -172,7 +294,7 @@ public final class GatekeeperMapping {
     }
     return Result.builder()
         .source(SOURCE)
-        .policy(v.constraintKind() + "/" + v.constraintName())
+        .policy(policy(v.constraintKind(), v.constraintName()))
         .rule(v.constraintKind().toLowerCase(Locale.ROOT))
         .status(onlyWarns(v) ? ResultStatus.WARN : ResultStatus.FAIL)
         .message(v.message())
@@ -191,24 +313,6 @@ public final class GatekeeperMapping {
     };
   }
 
-  /** Per resource held (uid kept), the keys of its Gatekeeper results. */
-  private static Map<Subject, Set<CoverageKey>> heldKeys(Collection<AggregateReport> held) {
-    Map<Subject, Set<CoverageKey>> keys = new TreeMap<>(GatekeeperMapping::compareWithUid);
-    for (AggregateReport aggregate : held) {
-      for (Result r : aggregate.results()) {
-        if (!r.source().equals(SOURCE)) {
-          continue;
-        }
-        List<Subject> resources =
-            r.resources().isEmpty() ? aggregate.scope().stream().toList() : r.resources();
-        for (Subject s : resources) {
-          keys.computeIfAbsent(s, x -> new TreeSet<>()).add(r.coverageKey());
-        }
-      }
-    }
-    return keys;
-  }
-
   private static PartialReport partial(
       AuditRun.Finished run, Subject subject, Set<CoverageKey> coverage, List<Result> results) {
     return PartialReport.builder()
@@ -217,23 +321,7 @@ public final class GatekeeperMapping {
         .coverage(coverage)
         .results(results)
         .observedAt(run.started())
+        .generation(run.ordinal())
         .build();
-  }
-
-  /** By identity: apiVersion, kind, namespace, name; the uid is not compared. */
-  private static int compareSubjects(Subject a, Subject b) {
-    int c = a.namespace().compareTo(b.namespace());
-    if (c == 0) {
-      c = a.kind().compareTo(b.kind());
-    }
-    if (c == 0) {
-      c = a.name().compareTo(b.name());
-    }
-    return c != 0 ? c : a.apiVersion().compareTo(b.apiVersion());
-  }
-
-  private static int compareWithUid(Subject a, Subject b) {
-    int c = compareSubjects(a, b);
-    return c != 0 ? c : a.uid().compareTo(b.uid());
   }
 }

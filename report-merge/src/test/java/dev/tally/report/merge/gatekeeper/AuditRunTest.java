@@ -42,12 +42,13 @@ class AuditRunTest {
     ExportLine a = violation(ID, "Pod", "a", "team-a");
     ExportLine b = violation(ID, "Namespace", "team-b", "");
     AuditRun run = AuditRun.of(run(ID, a, b), true);
-    assertThat(run).isEqualTo(new AuditRun.Finished(ID, STARTED, List.of(a, b)));
+    assertThat(run).isEqualTo(new AuditRun.Finished(ID, STARTED, 0, List.of(a, b)));
   }
 
   @Test
   void aRunWithoutViolationsIsFinishedAndEmpty() {
-    assertThat(AuditRun.of(run(ID), true)).isEqualTo(new AuditRun.Finished(ID, STARTED, List.of()));
+    assertThat(AuditRun.of(run(ID), true))
+        .isEqualTo(new AuditRun.Finished(ID, STARTED, 0, List.of()));
   }
 
   @Test
@@ -86,7 +87,7 @@ class AuditRunTest {
         .isInstanceOf(AuditRun.Unfinished.class);
     lines.add(ExportLine.finish(ID));
     assertThat(AuditRun.of(lines, true))
-        .isEqualTo(new AuditRun.Finished(ID, STARTED, List.of(second)));
+        .isEqualTo(new AuditRun.Finished(ID, STARTED, 1, List.of(second)));
   }
 
   @Test
@@ -103,21 +104,8 @@ class AuditRunTest {
     assertThat(AuditRun.of(run(ID, violation(ID, "Pod", "b", "team-a"), noKind), true))
         .isEqualTo(new AuditRun.Invalid(ID, 3, "resourceKind", "a violation must name it"));
     ExportLine noConstraint =
-        new ExportLine(
-            ID,
-            ExportLine.VIOLATION,
-            "m",
-            "",
-            "",
-            "K8sX",
-            "",
-            "deny",
-            List.of(),
-            "",
-            "v1",
-            "Pod",
-            "team-a",
-            "a");
+        GatekeeperMappingTest.violation(
+            "K8sX", "", "deny", List.of(), "", "v1", "Pod", "team-a", "a", "m");
     assertThat(AuditRun.of(run(ID, noConstraint), true))
         .isEqualTo(new AuditRun.Invalid(ID, 2, "name", "a violation must name it"));
   }
@@ -137,6 +125,6 @@ class AuditRunTest {
             ID, "constraint_summary", "m", "", "", "", "", "", List.of(), "", "", "", "", "");
     ExportLine a = violation(ID, "Pod", "a", "team-a");
     assertThat(AuditRun.of(run(ID, future, a), true))
-        .isEqualTo(new AuditRun.Finished(ID, STARTED, List.of(a)));
+        .isEqualTo(new AuditRun.Finished(ID, STARTED, 0, List.of(a)));
   }
 }

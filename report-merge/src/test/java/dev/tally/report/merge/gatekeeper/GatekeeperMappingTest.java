@@ -3,8 +3,8 @@ package dev.tally.report.merge.gatekeeper;
 import static dev.tally.report.merge.gatekeeper.AuditRunTest.ID;
 import static dev.tally.report.merge.gatekeeper.AuditRunTest.STARTED;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.PartialReport;
@@ -12,18 +12,25 @@ import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
+import dev.tally.report.api.Timestamp;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 class GatekeeperMappingTest {
+  static final Set<String> BOTH = Set.of("K8sRequiredLabels/owner", "K8sRequiredLabels/team");
+
   static ExportLine violation(
       String constraintKind,
       String constraint,
       String action,
       List<String> scoped,
       String group,
+      String version,
       String kind,
       String namespace,
       String name,
@@ -39,7 +46,7 @@ class GatekeeperMappingTest {
         action,
         scoped,
         group,
-        "v1",
+        version,
         kind,
         namespace,
         name);
@@ -47,15 +54,85 @@ class GatekeeperMappingTest {
 
   static ExportLine podViolation(String constraint, String pod, String message) {
     return violation(
-        "K8sRequiredLabels", constraint, "deny", List.of(), "", "Pod", "team-a", pod, message);
+        "K8sRequiredLabels",
+        constraint,
+        "deny",
+        List.of(),
+        "",
+        "v1",
+        "Pod",
+        "team-a",
+        pod,
+        message);
   }
 
   static AuditRun.Finished finished(ExportLine... violations) {
-    return new AuditRun.Finished(ID, STARTED, List.of(violations));
+    return new AuditRun.Finished(ID, STARTED, 0, List.of(violations));
+  }
+
+  static AuditRun.Finished later(int seconds, ExportLine... violations) {
+    return new AuditRun.Finished("later", STARTED.plusSeconds(seconds), 0, List.of(violations));
+  }
+
+  static ExportLine hpaViolation(String version, String message) {
+    return violation(
+        "K8sReplicas",
+        "max",
+        "deny",
+        List.of(),
+        "autoscaling",
+        version,
+        "HorizontalPodAutoscaler",
+        "team-a",
+        "web",
+        message);
+  }
+
+  /** Every resource exists, its uid {@code uid-<name>}. */
+  static Optional<String> byName(Subject s) {
+    return Optional.of("uid-" + s.name());
+  }
+
+  static ReportAggregator aggregator() {
+    return ReportAggregator.builder().grouping(Grouping.perNamespace()).build();
+  }
+
+  /** An aggregator holding what {@code run}, confirming both constraints, stated. */
+  static ReportAggregator afterFirstRun(AuditRun.Finished run) {
+    ReportAggregator aggregator = aggregator();
+    apply(
+        aggregator,
+        GatekeeperMapping.statements(run, List.of(), BOTH, GatekeeperMappingTest::byName));
+    return aggregator;
+  }
+
+  static void apply(ReportAggregator aggregator, GatekeeperMapping.Statements statements) {
+    statements.reports().forEach(aggregator::apply);
+    aggregator.flush();
+  }
+
+  static List<String> held(ReportAggregator aggregator) {
+    return aggregator.aggregates().stream()
+        .flatMap(a -> a.results().stream())
+        .map(r -> r.resources().get(0).uid() + " " + r.policy() + " " + r.message())
+        .sorted()
+        .toList();
+  }
+
+  static List<String> shown(GatekeeperMapping.Statements s) {
+    return s.reports().stream()
+        .map(
+            p ->
+                p.subject().uid()
+                    + " "
+                    + p.results().size()
+                    + " "
+                    + p.coverage().stream().map(CoverageKey::policy).toList())
+        .toList();
   }
 
   @Test
-  void aViolationIsAFailedResultOfTheConstraintAboutItsResource() {
+  void aViolationIsAFailedResultOfTheConstraintAboutItsResourceUnderTheUidItHasNow() {
     GatekeeperMapping.Statements s =
         GatekeeperMapping.statements(
             finished(
@@ -65,12 +142,14 @@ class GatekeeperMappingTest {
                     "deny",
                     List.of(),
                     "apps",
+                    "v1",
                     "Deployment",
                     "team-a",
                     "web",
                     "container <nginx> has an invalid image repo")),
-            List.of());
-    Subject web = Subject.of("apps/v1", "Deployment", "team-a", "web", "");
+            List.of(),
+            Set.of(),
+            GatekeeperMappingTest::byName);
     Result expected =
         Result.builder()
             .source("gatekeeper")
@@ -86,36 +165,36 @@ class GatekeeperMappingTest {
         .containsExactly(
             PartialReport.builder()
                 .producer("gatekeeper/audit")
-                .subject(web)
+                .subject(Subject.of("apps/v1", "Deployment", "team-a", "web", "uid-web"))
                 .coverage(Set.of(CoverageKey.of("gatekeeper", "K8sAllowedRepos/prod-repos")))
                 .results(List.of(expected))
                 .observedAt(STARTED)
                 .build());
-    assertThat(s.reports().get(0).adopted())
-        .as("exports carry no uid: the adapter adopts")
-        .isFalse();
   }
 
   @Test
   void aConstraintThatOnlyWarnsGivesWarnAndEveryOtherActionFail() {
-    List<ExportLine> lines =
-        List.of(
-            violation("K8sA", "warns", "warn", List.of(), "", "Pod", "ns", "p1", "m"),
-            violation("K8sA", "dry", "dryrun", List.of(), "", "Pod", "ns", "p2", "m"),
-            violation("K8sA", "scoped-warn", "scoped", List.of("warn"), "", "Pod", "ns", "p3", "m"),
+    AuditRun.Finished run =
+        finished(
+            violation("K8sA", "warns", "warn", List.of(), "", "v1", "Pod", "ns", "p1", "m"),
+            violation("K8sA", "dry", "dryrun", List.of(), "", "v1", "Pod", "ns", "p2", "m"),
+            violation(
+                "K8sA", "scoped-warn", "scoped", List.of("warn"), "", "v1", "Pod", "ns", "p3", "m"),
             violation(
                 "K8sA",
                 "scoped-deny",
                 "scoped",
                 List.of("warn", "deny"),
                 "",
+                "v1",
                 "Pod",
                 "ns",
                 "p4",
                 "m"),
-            violation("K8sA", "scoped-none", "scoped", List.of(), "", "Pod", "ns", "p5", "m"));
+            violation(
+                "K8sA", "scoped-none", "scoped", List.of(), "", "v1", "Pod", "ns", "p5", "m"));
     List<PartialReport> reports =
-        GatekeeperMapping.statements(new AuditRun.Finished(ID, STARTED, lines), List.of())
+        GatekeeperMapping.statements(run, List.of(), Set.of(), GatekeeperMappingTest::byName)
             .reports();
     assertThat(reports)
         .extracting(p -> p.subject().name() + " " + p.results().get(0).status())
@@ -136,73 +215,147 @@ class GatekeeperMappingTest {
                         "deny",
                         List.of(),
                         "",
+                        "v1",
                         "Namespace",
                         "",
                         "team-b",
                         "m")),
-                List.of())
+                List.of(),
+                Set.of(),
+                GatekeeperMappingTest::byName)
             .reports()
             .get(0);
-    assertThat(p.subject()).isEqualTo(Subject.of("v1", "Namespace", "", "team-b", ""));
+    assertThat(p.subject()).isEqualTo(Subject.of("v1", "Namespace", "", "team-b", "uid-team-b"));
   }
 
   @Test
-  void everyResourceNamedCoversEveryConstraintTheRunFoundViolated() {
-    List<PartialReport> reports =
+  void aConfirmedConstraintThatAResourceNoLongerViolatesIsRetractedAndAnUnconfirmedOneKept() {
+    ReportAggregator aggregator =
+        afterFirstRun(
+            finished(
+                podViolation("owner", "a", "m1"),
+                podViolation("team", "a", "m2"),
+                podViolation("team", "b", "m3")));
+    assertThat(held(aggregator))
+        .containsExactly(
+            "uid-a K8sRequiredLabels/owner m1",
+            "uid-a K8sRequiredLabels/team m2",
+            "uid-b K8sRequiredLabels/team m3");
+
+    // a: fixed for "owner", still violates "team"; b: not named. Only "owner" is confirmed: the
+    // audit of "team" did not finish, so b's "team" result stays
+    GatekeeperMapping.Statements s =
         GatekeeperMapping.statements(
-                finished(podViolation("owner", "a", "m1"), podViolation("team", "b", "m2")),
-                List.of())
-            .reports();
-    Set<CoverageKey> both =
-        Set.of(
-            CoverageKey.of("gatekeeper", "K8sRequiredLabels/owner"),
-            CoverageKey.of("gatekeeper", "K8sRequiredLabels/team"));
-    assertThat(reports).extracting(PartialReport::coverage).containsExactly(both, both);
-    assertThat(reports).extracting(p -> p.results().size()).containsExactly(1, 1);
+            later(300, podViolation("team", "a", "m4")),
+            aggregator.aggregates(),
+            Set.of("K8sRequiredLabels/owner"),
+            GatekeeperMappingTest::byName);
+    assertThat(shown(s))
+        .as("a covers its violation and the confirmed constraint it held; b has nothing confirmed")
+        .containsExactly("uid-a 1 [K8sRequiredLabels/owner, K8sRequiredLabels/team]");
+    apply(aggregator, s);
+    assertThat(held(aggregator))
+        .containsExactly("uid-a K8sRequiredLabels/team m4", "uid-b K8sRequiredLabels/team m3");
+
+    // the next run confirms both and names nobody: everything is retracted
+    apply(
+        aggregator,
+        GatekeeperMapping.statements(
+            later(600), aggregator.aggregates(), BOTH, GatekeeperMappingTest::byName));
+    assertThat(held(aggregator)).isEmpty();
   }
 
   @Test
-  void aResourceHeldThatTheRunNoLongerNamesIsRetractedUnderItsUid() {
-    ReportAggregator aggregator =
-        ReportAggregator.builder().grouping(Grouping.perNamespace()).build();
-    AuditRun.Finished first =
-        finished(podViolation("owner", "a", "m1"), podViolation("team", "b", "m2"));
-    GatekeeperMapping.statements(first, List.of())
-        .reports()
-        .forEach(p -> aggregator.apply(p.withSubjectUid("uid-" + p.subject().name())));
-    aggregator.flush();
-    List<AggregateReport> held = aggregator.aggregates();
+  void aRunThatConfirmsNothingRetractsNothing() {
+    // Gatekeeper writes a finish line even when it could not list its constraints
+    ReportAggregator aggregator = afterFirstRun(finished(podViolation("owner", "a", "m1")));
+    GatekeeperMapping.Statements empty =
+        GatekeeperMapping.statements(
+            later(300), aggregator.aggregates(), Set.of(), GatekeeperMappingTest::byName);
+    assertThat(empty.reports()).isEmpty();
+  }
 
-    // a: fixed; b: violates "team" still and "owner" now
+  @Test
+  void aResourceDeletedOrRecreatedUnderItsNameLosesEverythingHeldUnderItsOldUid() {
+    ReportAggregator aggregator = aggregator();
+    Map<String, String> uids = new HashMap<>(Map.of("a", "uid-a-1", "b", "uid-b-1"));
+    Function<Subject, Optional<String>> uidOf = s -> Optional.ofNullable(uids.get(s.name()));
+    apply(
+        aggregator,
+        GatekeeperMapping.statements(
+            finished(podViolation("owner", "a", "m1"), podViolation("owner", "b", "m2")),
+            List.of(),
+            BOTH,
+            uidOf));
+    uids.put("a", "uid-a-2"); // recreated: a StatefulSet's Pod
+    uids.remove("b"); // deleted
+    // nothing confirmed, yet the old uids go: those objects are no longer there
+    GatekeeperMapping.Statements s =
+        GatekeeperMapping.statements(
+            later(300, podViolation("owner", "a", "m3")), aggregator.aggregates(), Set.of(), uidOf);
+    assertThat(shown(s))
+        .containsExactly(
+            "uid-a-2 1 [K8sRequiredLabels/owner]",
+            "uid-a-1 0 [K8sRequiredLabels/owner]",
+            "uid-b-1 0 [K8sRequiredLabels/owner]");
+    apply(aggregator, s);
+    assertThat(held(aggregator)).containsExactly("uid-a-2 K8sRequiredLabels/owner m3");
+  }
+
+  @Test
+  void aResourceIsTheSameAcrossTheVersionsGatekeeperExportsItIn() {
+    ReportAggregator aggregator = aggregator();
+    ExportLine old = hpaViolation("v2beta2", "m1");
+    ExportLine now = hpaViolation("v2", "m2");
+    apply(
+        aggregator,
+        GatekeeperMapping.statements(
+            finished(old), List.of(), BOTH, GatekeeperMappingTest::byName));
+    GatekeeperMapping.Statements s =
+        GatekeeperMapping.statements(
+            later(300, now),
+            aggregator.aggregates(),
+            Set.of("K8sReplicas/max"),
+            GatekeeperMappingTest::byName);
+    assertThat(shown(s)).containsExactly("uid-web 1 [K8sReplicas/max]");
+    assertThat(s.reports().get(0).subject().apiVersion()).isEqualTo("autoscaling/v2");
+  }
+
+  @Test
+  void aRunOlderThanWhatIsHeldIsRefusedWhole() {
+    ReportAggregator aggregator = afterFirstRun(later(300, podViolation("owner", "a", "m1")));
+    GatekeeperMapping.Statements s =
+        GatekeeperMapping.statements(
+            finished(podViolation("owner", "b", "m0")),
+            aggregator.aggregates(),
+            BOTH,
+            GatekeeperMappingTest::byName);
+    assertThat(s.reports()).isEmpty();
+    assertThat(s.refused())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.resource()).isEqualTo("run " + ID);
+              assertThat(r.reason()).contains("started before the newest result held");
+            });
+  }
+
+  @Test
+  void ofTwoRunsStartedInTheSameSecondTheLaterWins() {
+    ReportAggregator aggregator = afterFirstRun(finished(podViolation("owner", "a", "first")));
     AuditRun.Finished second =
-        new AuditRun.Finished(
-            "2026-12-04T10:20:30Z",
-            STARTED.plusSeconds(300),
-            List.of(podViolation("owner", "b", "m3")));
-    List<PartialReport> reports = GatekeeperMapping.statements(second, held).reports();
-    assertThat(reports)
-        .extracting(p -> p.subject().name() + " " + p.subject().uid() + " " + p.results().size())
-        .containsExactly("b  1", "a uid-a 0");
-    assertThat(reports.get(0).coverage())
-        .as("b covers what the run found and what it held")
-        .containsExactlyInAnyOrder(
-            CoverageKey.of("gatekeeper", "K8sRequiredLabels/owner"),
-            CoverageKey.of("gatekeeper", "K8sRequiredLabels/team"));
-    assertThat(reports.get(1).coverage())
-        .containsExactly(CoverageKey.of("gatekeeper", "K8sRequiredLabels/owner"));
-
-    reports.forEach(p -> aggregator.apply(p.withSubjectUid("uid-" + p.subject().name())));
-    aggregator.flush();
-    assertThat(aggregator.aggregates())
-        .flatExtracting(AggregateReport::results)
-        .extracting(r -> r.resources().get(0).name() + " " + r.policy() + " " + r.message())
-        .containsExactly("b K8sRequiredLabels/owner m3");
+        new AuditRun.Finished(ID, STARTED, 1, List.of(podViolation("owner", "a", "second")));
+    GatekeeperMapping.Statements s =
+        GatekeeperMapping.statements(
+            second, aggregator.aggregates(), BOTH, GatekeeperMappingTest::byName);
+    assertThat(s.reports()).extracting(PartialReport::generation).containsExactly(1L);
+    apply(aggregator, s);
+    assertThat(held(aggregator)).containsExactly("uid-a K8sRequiredLabels/owner second");
   }
 
   @Test
-  void othersResultsAreNotRetracted() {
-    ReportAggregator aggregator =
-        ReportAggregator.builder().grouping(Grouping.perNamespace()).build();
+  void othersResultsAreNotLookedAt() {
+    ReportAggregator aggregator = aggregator();
     Subject pod = Subject.of("v1", "Pod", "team-a", "a", "uid-a");
     aggregator.apply(
         PartialReport.builder()
@@ -215,12 +368,15 @@ class GatekeeperMappingTest {
                         .policy("require-labels")
                         .rule("check")
                         .status(ResultStatus.FAIL)
-                        .resource(pod)
+                        .timestamp(Timestamp.ofSeconds(STARTED.seconds() + 9_999))
                         .build()))
             .observedAt(STARTED)
             .build());
     aggregator.flush();
-    assertThat(GatekeeperMapping.statements(finished(), aggregator.aggregates()).reports())
+    assertThat(
+            GatekeeperMapping.statements(
+                    finished(), aggregator.aggregates(), BOTH, s -> Optional.empty())
+                .reports())
         .isEmpty();
   }
 
@@ -228,24 +384,25 @@ class GatekeeperMappingTest {
   void aResourceWhoseResultCannotBeStatedIsRefusedAloneAndNothingOfItIsRetracted() {
     String longName = "n".repeat(250); // K8sRequiredLabels/ + 250 > 253 characters
     ReportAggregator aggregator =
-        ReportAggregator.builder().grouping(Grouping.perNamespace()).build();
-    GatekeeperMapping.statements(
-            finished(podViolation("owner", "a", "m1"), podViolation("owner", "b", "m2")), List.of())
-        .reports()
-        .forEach(p -> aggregator.apply(p.withSubjectUid("uid-" + p.subject().name())));
-    aggregator.flush();
-
+        afterFirstRun(finished(podViolation("owner", "a", "m1"), podViolation("owner", "b", "m2")));
     GatekeeperMapping.Statements s =
         GatekeeperMapping.statements(
-            finished(
+            later(
+                300,
                 podViolation("owner", "a", "m1"),
                 podViolation(longName, "a", "m4"),
                 podViolation("owner", "b", "m2")),
-            aggregator.aggregates());
+            aggregator.aggregates(),
+            BOTH,
+            GatekeeperMappingTest::byName);
     assertThat(s.reports()).extracting(p -> p.subject().name()).containsExactly("b");
-    assertThat(s.refused()).hasSize(1);
-    assertThat(s.refused().get(0).resource()).isEqualTo("Pod team-a/a");
-    assertThat(s.refused().get(0).reason()).startsWith("violations[1].policy: ");
+    assertThat(s.refused())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.resource()).isEqualTo("Pod team-a/a");
+              assertThat(r.reason()).startsWith("violations[1].policy: ");
+            });
   }
 
   @Test
@@ -253,9 +410,12 @@ class GatekeeperMappingTest {
     GatekeeperMapping.Statements s =
         GatekeeperMapping.statements(
             finished(
-                violation("K8sA", "c", "deny", List.of(), "", "Pod", "n".repeat(64), "p", "m"),
+                violation(
+                    "K8sA", "c", "deny", List.of(), "", "v1", "Pod", "n".repeat(64), "p", "m"),
                 podViolation("owner", "b", "m2")),
-            List.of());
+            List.of(),
+            BOTH,
+            GatekeeperMappingTest::byName);
     assertThat(s.reports()).extracting(p -> p.subject().name()).containsExactly("b");
     assertThat(s.refused())
         .singleElement()
@@ -263,5 +423,19 @@ class GatekeeperMappingTest {
             r -> {
               assertThat(r.reason()).startsWith("violations[0].namespace: ");
             });
+  }
+
+  @Test
+  void aUidThatCannotBeKnownStatesNothingOfTheRun() {
+    assertThatThrownBy(
+            () ->
+                GatekeeperMapping.statements(
+                    finished(podViolation("owner", "a", "m1")),
+                    List.of(),
+                    BOTH,
+                    s -> {
+                      throw new IllegalStateException("the cache of Pods has not synced");
+                    }))
+        .isInstanceOf(IllegalStateException.class);
   }
 }
