@@ -1,22 +1,22 @@
 package dev.tally.report.gatekeeper;
 
 import dev.tally.report.api.InvalidReportException;
-import dev.tally.report.fabric8.ApiServerJson;
 import dev.tally.report.merge.gatekeeper.AuditRun;
-import dev.tally.report.merge.gatekeeper.ExportLine;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 
 /**
  * One channel's directory of Gatekeeper's {@code disk} export driver ({@code <path>/<channel>/} of
@@ -25,14 +25,14 @@ import java.util.Map;
  * <p>The driver appends a run's lines to {@code <run id>.txt} ({@code :} written {@code _}) under
  * an exclusive lock and renames it {@code .log} once its finish line is written; it deletes the
  * oldest files itself, without a lock, beyond its {@code maxAuditResults}. So a reader lists only
- * {@code .log} files, never deletes, and takes a file gone while it is read as a run to skip; and
- * whatever the name says, {@link AuditRun#of} decides from the lines whether the run finished.
+ * {@code .log} files (not through symbolic links: the directory is writable by all), never deletes,
+ * and takes a file gone before it is opened as a run to skip (once open, a file deleted is read
+ * whole); and whatever the name says, the lines decide whether the run finished.
  *
- * <p>A line is one JSON object; fields this reader does not use ({@code details}, {@code
- * constraintAnnotations}, {@code resourceLabels}, any a later Gatekeeper adds) are skipped, at any
- * depth the API server stores ({@link ApiServerJson}). A complete line that is not such an object,
- * is longer than {@value #MAX_LINE_BYTES} bytes or has a field of the wrong type makes a finished
- * run {@link AuditRun.Invalid}, naming the line and field: none of it is applied.
+ * <p>This class only splits a file into its lines (at most {@value #MAX_LINE_BYTES} bytes each);
+ * reading each as JSON and deciding which run they make is the pure rule's ({@link AuditRun#read}):
+ * a complete line that cannot be read makes a finished run {@link AuditRun.Invalid}, naming the
+ * line and field, and none of it is applied.
  */
 public final class GatekeeperExport {
   /** The suffix of a finished run's file. */
@@ -43,8 +43,6 @@ public final class GatekeeperExport {
    * long is the template's {@code details} and the resource's labels.
    */
   public static final int MAX_LINE_BYTES = 4 * 1024 * 1024;
-
-  private static final KubernetesSerialization JSON = ApiServerJson.serialization();
 
   private final Path channel;
 
@@ -71,7 +69,7 @@ public final class GatekeeperExport {
     List<Path> files = new ArrayList<>();
     try (DirectoryStream<Path> listed = Files.newDirectoryStream(channel, "*" + FINISHED_SUFFIX)) {
       for (Path p : listed) {
-        if (Files.isRegularFile(p)) {
+        if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
           files.add(p);
         }
       }
@@ -83,128 +81,65 @@ public final class GatekeeperExport {
   }
 
   /**
-   * The run {@code file} holds; {@link AuditRun.Unfinished} if the file is gone before it is read
-   * whole (the driver deleted it).
+   * The run {@code file} holds: its complete lines, as {@link AuditRun#read} decides; {@link
+   * AuditRun.Unfinished} if the file is gone before it is opened (the driver deleted it). A line
+   * longer than {@value #MAX_LINE_BYTES} bytes is not kept: where it would make the run invalid,
+   * the reason says it was too long. Symbolic links are not followed.
    *
    * @throws IOException if the file cannot be read for another reason
    */
   public static AuditRun read(Path file) throws IOException {
-    List<ExportLine> lines = new ArrayList<>();
-    Invalid firstInvalid = null;
-    boolean endsWithNewline = true;
-    try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 64 * 1024)) {
-      ByteArrayOutputStream line = new ByteArrayOutputStream(512);
-      boolean tooLong = false;
-      int number = 0;
-      int b;
-      while ((b = in.read()) >= 0) {
-        if (b != '\n') {
-          if (line.size() < MAX_LINE_BYTES) {
-            line.write(b);
+    List<String> lines = new ArrayList<>();
+    Set<Integer> tooLong = new HashSet<>();
+    ByteArrayOutputStream line = new ByteArrayOutputStream(512);
+    boolean over = false;
+    try (InputStream in =
+        Channels.newInputStream(
+            Files.newByteChannel(
+                file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)))) {
+      byte[] block = new byte[64 * 1024];
+      int read;
+      while ((read = in.read(block)) > 0) {
+        int from = 0;
+        for (int i = 0; i < read; i++) {
+          if (block[i] != '\n') {
+            continue;
+          }
+          over |= !append(line, block, from, i - from);
+          if (over) {
+            tooLong.add(lines.size());
+            lines.add("");
           } else {
-            tooLong = true;
+            lines.add(line.toString(StandardCharsets.UTF_8));
           }
-          continue;
+          line.reset();
+          over = false;
+          from = i + 1;
         }
-        number++;
-        if (tooLong) {
-          if (firstInvalid == null) {
-            firstInvalid = new Invalid(number, "", "is longer than " + MAX_LINE_BYTES + " bytes");
-          }
-        } else {
-          try {
-            lines.add(decode(line.toString(StandardCharsets.UTF_8)));
-          } catch (InvalidReportException e) {
-            if (firstInvalid == null) {
-              firstInvalid = new Invalid(number, e.field(), e.reason());
-            }
-          }
-        }
-        line.reset();
-        tooLong = false;
+        over |= !append(line, block, from, read - from);
       }
-      endsWithNewline = line.size() == 0 && !tooLong;
     } catch (NoSuchFileException e) {
-      return new AuditRun.Unfinished("", "its file was deleted before it was read whole");
+      return new AuditRun.Unfinished(runId(file), "its file was deleted before it could be opened");
     }
-    AuditRun run = AuditRun.of(lines, endsWithNewline);
-    if (firstInvalid != null && run instanceof AuditRun.Finished) {
-      // a line left out could be anywhere in the run: none of it applies
+    AuditRun run = AuditRun.read(lines, line.size() == 0 && !over);
+    if (run instanceof AuditRun.Invalid invalid && tooLong.contains(invalid.line() - 1)) {
       return new AuditRun.Invalid(
-          run.id(), firstInvalid.line, firstInvalid.field, firstInvalid.reason);
+          invalid.id(), invalid.line(), "", "is longer than " + MAX_LINE_BYTES + " bytes");
     }
     return run;
   }
 
-  private record Invalid(int line, String field, String reason) {}
-
-  /**
-   * One line, decoded.
-   *
-   * @throws InvalidReportException naming the field, if the line is not a JSON object or a field
-   *     has the wrong type
-   */
-  static ExportLine decode(String line) {
-    Object parsed;
-    try {
-      parsed = JSON.unmarshal(line, Object.class);
-    } catch (RuntimeException e) {
-      throw new InvalidReportException("", "is not JSON: " + firstLine(e.getMessage()));
-    }
-    if (!(parsed instanceof Map<?, ?> object)) {
-      throw new InvalidReportException("", "is not a JSON object");
-    }
-    return new ExportLine(
-        string(object, "id"),
-        string(object, "eventType"),
-        string(object, "message"),
-        string(object, "group"),
-        string(object, "version"),
-        string(object, "kind"),
-        string(object, "name"),
-        string(object, "enforcementAction"),
-        strings(object, "enforcementActions"),
-        string(object, "resourceGroup"),
-        string(object, "resourceAPIVersion"),
-        string(object, "resourceKind"),
-        string(object, "resourceNamespace"),
-        string(object, "resourceName"));
+  /** Appends what the line can still hold; false if that was not all. */
+  private static boolean append(ByteArrayOutputStream line, byte[] block, int from, int length) {
+    int room = MAX_LINE_BYTES - line.size();
+    line.write(block, from, Math.min(room, length));
+    return length <= room;
   }
 
-  private static String string(Map<?, ?> object, String field) {
-    Object value = object.get(field);
-    if (value == null) {
-      return "";
-    }
-    if (!(value instanceof String s)) {
-      throw new InvalidReportException(field, "must be a string");
-    }
-    return s;
-  }
-
-  private static List<String> strings(Map<?, ?> object, String field) {
-    Object value = object.get(field);
-    if (value == null) {
-      return List.of();
-    }
-    if (!(value instanceof List<?> list)) {
-      throw new InvalidReportException(field, "must be a list of strings");
-    }
-    List<String> out = new ArrayList<>(list.size());
-    for (int i = 0; i < list.size(); i++) {
-      if (!(list.get(i) instanceof String s)) {
-        throw new InvalidReportException(field + "[" + i + "]", "must be a string");
-      }
-      out.add(s);
-    }
-    return out;
-  }
-
-  private static String firstLine(@org.jspecify.annotations.Nullable String message) {
-    if (message == null) {
-      return "";
-    }
-    int nl = message.indexOf('\n');
-    return InvalidReportException.printable(nl < 0 ? message : message.substring(0, nl), 200);
+  /** The run id a file's name gives: the name without its suffix, '_' read as ':'. */
+  static String runId(Path file) {
+    String name = file.getFileName().toString();
+    int dot = name.lastIndexOf('.');
+    return (dot < 0 ? name : name.substring(0, dot)).replace('_', ':');
   }
 }

@@ -5,7 +5,10 @@ import dev.tally.report.api.Timestamp;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which of an export file's lines make a run Tally may apply: only a run that Gatekeeper finished,
@@ -65,7 +68,33 @@ public sealed interface AuditRun {
   record Invalid(String id, int line, String field, String reason) implements AuditRun {}
 
   /**
-   * The run that {@code lines}, a whole export file in order, hold.
+   * The run that {@code lines}, the text of a whole export file's complete lines in order, hold:
+   * each line read as JSON ({@link ExportLine#parse}), then as {@link #of} says. A complete line
+   * that cannot be read makes a finished run whose frame holds it {@link Invalid}, naming the line
+   * and the field (a run read in part could retract what the line shows); one of an earlier run in
+   * the same file is no matter; a run not finished yet stays {@link Unfinished} whatever its lines.
+   *
+   * @param lines the file's complete lines, without their newlines
+   * @param endsWithNewline whether the file ends with a newline; when it does not, its last line is
+   *     still being written (and is not among {@code lines}), so no run in it is finished
+   */
+  static AuditRun read(List<String> lines, boolean endsWithNewline) {
+    InvalidReportException.requireNoNulls("lines", lines);
+    List<@Nullable ExportLine> decoded = new ArrayList<>(lines.size());
+    Map<Integer, InvalidReportException> unreadable = new HashMap<>();
+    for (int i = 0; i < lines.size(); i++) {
+      try {
+        decoded.add(ExportLine.parse(lines.get(i)));
+      } catch (InvalidReportException e) {
+        decoded.add(null);
+        unreadable.put(i, e);
+      }
+    }
+    return frame(decoded, unreadable, endsWithNewline);
+  }
+
+  /**
+   * The run that {@code lines}, a whole export file's complete lines in order, decoded, hold.
    *
    * @param lines the file's complete lines, decoded
    * @param endsWithNewline whether the file ends with a newline; when it does not, its last line is
@@ -73,22 +102,39 @@ public sealed interface AuditRun {
    */
   static AuditRun of(List<ExportLine> lines, boolean endsWithNewline) {
     InvalidReportException.requireNoNulls("lines", lines);
+    return frame(new ArrayList<>(lines), Map.of(), endsWithNewline);
+  }
+
+  /** The rule, over lines of which those at the indices of {@code unreadable} are null. */
+  private static AuditRun frame(
+      List<@Nullable ExportLine> lines,
+      Map<Integer, InvalidReportException> unreadable,
+      boolean endsWithNewline) {
     if (lines.isEmpty()) {
       return new Unfinished("", "no line yet");
     }
-    ExportLine last = lines.get(lines.size() - 1);
+    int n = lines.size();
+    ExportLine last = lines.get(n - 1);
     if (!endsWithNewline) {
-      return new Unfinished(last.id(), "its last line is still being written");
+      return new Unfinished(last == null ? "" : last.id(), "its last line is still being written");
+    }
+    if (last == null) {
+      return invalid("", n - 1, unreadable);
     }
     if (!last.isFinish()) {
       return new Unfinished(last.id(), "no finish line yet");
     }
     String id = last.id();
-    int start = lines.size() - 2;
-    while (start >= 0 && !(lines.get(start).isStart() && lines.get(start).id().equals(id))) {
+    int start = n - 2;
+    while (start >= 0 && !isStartOf(lines.get(start), id)) {
       start--;
     }
     if (start < 0) {
+      for (int i = n - 2; i >= 0; i--) {
+        if (lines.get(i) == null) {
+          return invalid(id, i, unreadable); // it may have been the start line
+        }
+      }
       return new Unfinished(id, "its finish line has no start line before it");
     }
     Timestamp started;
@@ -99,8 +145,11 @@ public sealed interface AuditRun {
       return new Invalid(id, start + 1, "id", "'" + printable(id) + "' is not an RFC 3339 time");
     }
     List<ExportLine> violations = new ArrayList<>();
-    for (int i = start + 1; i < lines.size() - 1; i++) {
+    for (int i = start + 1; i < n - 1; i++) {
       ExportLine line = lines.get(i);
+      if (line == null) {
+        return invalid(id, i, unreadable);
+      }
       if (!line.id().equals(id)) {
         return new Unfinished(
             id, "line " + (i + 1) + " belongs to run '" + printable(line.id()) + "'");
@@ -119,11 +168,21 @@ public sealed interface AuditRun {
     }
     int ordinal = 0;
     for (int i = 0; i < start; i++) {
-      if (lines.get(i).isStart() && lines.get(i).id().equals(id)) {
+      if (isStartOf(lines.get(i), id)) {
         ordinal++;
       }
     }
     return new Finished(id, started, ordinal, violations);
+  }
+
+  private static boolean isStartOf(@Nullable ExportLine line, String id) {
+    return line != null && line.isStart() && line.id().equals(id);
+  }
+
+  private static Invalid invalid(
+      String id, int index, Map<Integer, InvalidReportException> unreadable) {
+    InvalidReportException e = unreadable.get(index);
+    return new Invalid(id, index + 1, e.field(), e.reason());
   }
 
   /** The first field a violation must have and {@code line} leaves empty; empty if none. */

@@ -73,6 +73,16 @@ public record ExportLine(
     InvalidReportException.requireNonNull("resourceName", resourceName);
   }
 
+  /**
+   * One line of an export file, read as JSON: the object's fields above, every other field skipped
+   * at any depth without being built, nothing after the object.
+   *
+   * @throws InvalidReportException naming the field (empty for the line itself) and the reason
+   */
+  public static ExportLine parse(String line) {
+    return ExportJson.parse(InvalidReportException.requireNonNull("line", line));
+  }
+
   /** A run's start line. */
   public static ExportLine start(String id) {
     return new ExportLine(id, "", START_MESSAGE, "", "", "", "", "", List.of(), "", "", "", "", "");

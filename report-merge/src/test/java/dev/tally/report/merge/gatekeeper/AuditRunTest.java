@@ -127,4 +127,23 @@ class AuditRunTest {
     assertThat(AuditRun.of(run(ID, future, a), true))
         .isEqualTo(new AuditRun.Finished(ID, STARTED, 0, List.of(a)));
   }
+
+  @Test
+  void aLineThatCannotBeReadInsideAFinishedRunMakesItInvalidAndOneOfAnEarlierRunIsNoMatter() {
+    String start = "{\"id\":\"" + ID + "\",\"message\":\"audit is started\"}";
+    String finish = "{\"id\":\"" + ID + "\",\"message\":\"audit is completed\"}";
+    assertThat(AuditRun.read(List.of(start, "{oops", finish), true))
+        .isEqualTo(new AuditRun.Invalid(ID, 2, "", "expected a field name (at character 2)"));
+    assertThat(AuditRun.read(List.of("{oops", start, finish), true))
+        .isEqualTo(new AuditRun.Finished(ID, STARTED, 0, List.of()));
+    assertThat(AuditRun.read(List.of("{oops", finish), true))
+        .as("the line that cannot be read may have been the start")
+        .isEqualTo(new AuditRun.Invalid(ID, 1, "", "expected a field name (at character 2)"));
+    assertThat(AuditRun.read(List.of(start, "{oops"), true))
+        .as("a complete last line that cannot be read")
+        .isEqualTo(new AuditRun.Invalid("", 2, "", "expected a field name (at character 2)"));
+    assertThat(AuditRun.read(List.of(start, "{oops", finish), false))
+        .as("not finished: it waits")
+        .isInstanceOf(AuditRun.Unfinished.class);
+  }
 }
