@@ -61,14 +61,21 @@ final class ExportJson {
         if (json.peek() != '"') {
           throw json.error("", "expected a field name");
         }
-        String field = json.string("");
+        String field = json.string("", true);
         json.space();
         json.expect(':', field, "expected ':' after the field name");
         json.space();
         if (STRINGS.contains(field)) {
-          strings.put(field, json.nullOr(field) ? "" : json.stringValue(field));
+          if (!json.isNull()) {
+            strings.put(field, json.stringValue(field));
+          }
         } else if (field.equals(ACTIONS)) {
-          actions = json.nullOr(field) ? List.of() : json.strings(field);
+          if (!json.isNull()) {
+            actions = json.strings(field);
+          }
+        } else if (foldsToUsed(field)) {
+          // Go's decoder would take it for the field it folds to: refused, not read otherwise
+          throw json.error(field, "differs only in case from a field read");
         } else {
           json.skip(field);
         }
@@ -100,6 +107,18 @@ final class ExportJson {
         strings.getOrDefault("resourceName", ""));
   }
 
+  private static boolean foldsToUsed(String field) {
+    if (field.equalsIgnoreCase(ACTIONS)) {
+      return true;
+    }
+    for (String used : STRINGS) {
+      if (field.equalsIgnoreCase(used)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private char peek() {
     return at < text.length() ? text.charAt(at) : '\0';
   }
@@ -128,7 +147,8 @@ final class ExportJson {
     }
   }
 
-  private boolean nullOr(String field) {
+  /** Whether a {@code null} is next (taken as the field left out, as Go's decoder does). */
+  private boolean isNull() {
     if (text.startsWith("null", at)) {
       at += 4;
       return true;
@@ -140,7 +160,7 @@ final class ExportJson {
     if (peek() != '"') {
       throw error(field, "must be a string");
     }
-    return string(field);
+    return string(field, true);
   }
 
   private List<String> strings(String field) {
@@ -152,18 +172,26 @@ final class ExportJson {
     }
     while (true) {
       space();
-      String element = field + "[" + out.size() + "]";
-      out.add(stringValue(element));
+      if (peek() != '"') {
+        throw error(field + "[" + out.size() + "]", "must be a string");
+      }
+      out.add(string(field, true));
       space();
       if (take(']')) {
         return out;
       }
-      expect(',', element, "expected ',' or ']' after the value");
+      if (!take(',')) {
+        throw error(field + "[" + (out.size() - 1) + "]", "expected ',' or ']' after the value");
+      }
     }
   }
 
-  /** A JSON string at {@code at}, unescaped; {@code at} is past its closing quote. */
-  private String string(String field) {
+  /**
+   * A JSON string at {@code at}, unescaped as Go's decoder does (an escaped surrogate that is not
+   * half of a pair becomes U+FFFD); {@code at} is past its closing quote. Built only when {@code
+   * keep}; empty otherwise.
+   */
+  private String string(String field, boolean keep) {
     at++; // the opening quote
     StringBuilder out = null;
     int start = at;
@@ -173,7 +201,14 @@ final class ExportJson {
       }
       char c = text.charAt(at);
       if (c == '"') {
-        String s = out == null ? text.substring(start, at) : out.append(text, start, at).toString();
+        String s;
+        if (!keep) {
+          s = "";
+        } else if (out == null) {
+          s = text.substring(start, at);
+        } else {
+          s = out.append(text, start, at).toString();
+        }
         at++;
         return s;
       }
@@ -187,7 +222,10 @@ final class ExportJson {
       if (out == null) {
         out = new StringBuilder();
       }
-      out.append(text, start, at);
+      if (keep) {
+        out.append(text, start, at);
+      }
+      int backslash = at;
       if (at + 1 >= text.length()) {
         throw error(field, "has a string that does not end");
       }
@@ -201,24 +239,59 @@ final class ExportJson {
         case 'r' -> out.append('\r');
         case 't' -> out.append('\t');
         case 'u' -> {
-          if (at + 4 > text.length()) {
-            throw error(field, "has a \\u escape without four hex digits");
-          }
-          int code = 0;
-          for (int i = 0; i < 4; i++) {
-            int d = Character.digit(text.charAt(at + i), 16);
-            if (d < 0) {
-              throw error(field, "has a \\u escape without four hex digits");
+          char unit = hex4(field, backslash);
+          if (Character.isHighSurrogate(unit)
+              && text.startsWith("\\u", at)
+              && at + 6 <= text.length()) {
+            int save = at;
+            at += 2;
+            char low = hex4(field, save);
+            if (Character.isLowSurrogate(low)) {
+              out.append(unit).append(low);
+            } else {
+              out.append('\uFFFD');
+              at = save; // the second escape is read on its own
             }
-            code = code * 16 + d;
+          } else {
+            out.append(Character.isSurrogate(unit) ? '\uFFFD' : unit);
           }
-          at += 4;
-          out.append((char) code);
         }
-        default -> throw error(field, "has an unknown escape \\" + e);
+        default -> {
+          at = backslash;
+          throw error(
+              field,
+              "has an unknown escape \\"
+                  + new String(Character.toChars(text.codePointAt(backslash + 1))));
+        }
+      }
+      if (!keep) {
+        out.setLength(0);
       }
       start = at;
     }
+  }
+
+  /** The four hex digits at {@code at} (ASCII only, as JSON says), as a UTF-16 unit. */
+  private char hex4(String field, int escape) {
+    if (at + 4 > text.length()) {
+      at = escape;
+      throw error(field, "has a \\u escape without four hex digits");
+    }
+    int code = 0;
+    for (int i = 0; i < 4; i++) {
+      char h = text.charAt(at + i);
+      int d =
+          h >= '0' && h <= '9'
+              ? h - '0'
+              : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+      if (d < 0) {
+        at = escape;
+        throw error(field, "has a \\u escape without four hex digits");
+      }
+      code = code * 16 + d;
+    }
+    at += 4;
+    return (char) code;
   }
 
   /**
@@ -231,7 +304,7 @@ final class ExportJson {
       space();
       char c = peek();
       if (c == '"') {
-        string(field);
+        string(field, false);
       } else if (c == '{' || c == '[') {
         open.append(c);
         at++;

@@ -38,8 +38,22 @@ class ExportLineParseTest {
   }
 
   @Test
-  void aFieldGivenTwiceKeepsItsLastValueAsGosDecoderDoes() {
+  void namesNullsAndSurrogatesAreReadAsGosDecoderReadsThem() {
     assertThat(ExportLine.parse("{\"id\":\"a\",\"id\":\"b\"}").id()).isEqualTo("b");
+    assertThat(ExportLine.parse("{\"id\":\"a\",\"id\":null}").id()).isEqualTo("a");
+    assertThat(ExportLine.parse("{\"\\u0069d\":\"a\"}").id()).isEqualTo("a");
+    assertThat(ExportLine.parse("{\"resourceName\":\"a\\ud800\"}").resourceName())
+        .isEqualTo("a\uFFFD");
+    assertThat(ExportLine.parse("{\"resourceName\":\"\\udc00\\ud83d\\ude00\"}").resourceName())
+        .isEqualTo("\uFFFD😀");
+    assertThat(ExportLine.parse("{\"resourceName\":\"\\ud800\\u0041\"}").resourceName())
+        .isEqualTo("\uFFFDA");
+  }
+
+  @Test
+  void aNameGosDecoderWouldTakeForAFieldReadIsRefused() {
+    refused("{\"Message\":\"audit is completed\"}", "Message", "differs only in case");
+    refused("{\"\u212Aind\":\"K8sA\"}", "\u212Aind", "differs only in case");
   }
 
   @Test
@@ -64,8 +78,12 @@ class ExportLineParseTest {
   void aStringOrSkippedValueThatIsNotJsonIsRefused() {
     refused("{\"id\":\"a", "id", "has a string that does not end");
     refused("{\"id\":\"a\u0001\"}", "id", "has a control character in a string");
-    refused("{\"id\":\"\\x\"}", "id", "has an unknown escape \\x");
     refused("{\"id\":\"\\u12\"}", "id", "has a \\u escape without four hex digits");
+    refused(
+        "{\"id\":\"\\u\u0660\u0660\u0660\u0660\"}",
+        "id",
+        "has a \\u escape without four hex digits");
+    refused("{\"id\":\"\\x\"}", "id", "has an unknown escape \\x (at character 8)");
     refused("{\"details\":[}", "details", "has a '}' that closes nothing");
     refused("{\"details\":[[]", "details", "has a value that does not end");
     refused("{\"details\":,\"id\":\"a\"}", "details", "has no value");
