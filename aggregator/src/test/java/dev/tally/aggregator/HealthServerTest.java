@@ -91,6 +91,28 @@ class HealthServerTest {
     }
   }
 
+  /**
+   * A server of at most {@code maxConnections} that answers {@code /healthz} at once and holds its
+   * loop in the answer to {@code /hold}: it counts {@code held} down, then waits for {@code
+   * release} (bounded).
+   */
+  private static HealthServer serverWithAHold(
+      CountDownLatch held, CountDownLatch release, int maxConnections) throws IOException {
+    Supplier<HealthServer.Answer> ok = () -> new HealthServer.Answer(200, "text/plain", "ok\n");
+    Supplier<HealthServer.Answer> hold =
+        () -> {
+          held.countDown();
+          try {
+            release.await(READ_BOUND_MILLIS, TimeUnit.MILLISECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return ok.get();
+        };
+    return new HealthServer(
+        0, Map.of("/healthz", ok, "/hold", hold), Duration.ofMinutes(5), maxConnections);
+  }
+
   @Test
   void twoClientsThatSendNothingDoNotHoldDownLiveness() throws IOException {
     HealthServer s = start(Duration.ofMinutes(5));
@@ -144,18 +166,7 @@ class HealthServerTest {
   void connectionsResetWhileNewcomersWaitAreClosedAndTheServerGoesOn() throws Exception {
     CountDownLatch held = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Supplier<HealthServer.Answer> ok = () -> new HealthServer.Answer(200, "text/plain", "ok\n");
-    Supplier<HealthServer.Answer> hold =
-        () -> {
-          held.countDown();
-          try {
-            release.await(READ_BOUND_MILLIS, TimeUnit.MILLISECONDS);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          return ok.get();
-        };
-    server = new HealthServer(0, Map.of("/healthz", ok, "/hold", hold), Duration.ofMinutes(5), 3);
+    server = serverWithAHold(held, release, 3);
     List<Socket> older = List.of(connect(server), connect(server));
     for (Socket s : older) {
       s.setSoLinger(true, 0); // close() resets the connection
@@ -276,18 +287,7 @@ class HealthServerTest {
       throws Exception {
     CountDownLatch held = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Supplier<HealthServer.Answer> ok = () -> new HealthServer.Answer(200, "text/plain", "ok\n");
-    Supplier<HealthServer.Answer> hold =
-        () -> {
-          held.countDown();
-          try {
-            release.await(READ_BOUND_MILLIS, TimeUnit.MILLISECONDS);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          return ok.get();
-        };
-    server = new HealthServer(0, Map.of("/healthz", ok, "/hold", hold), Duration.ofMinutes(5), 4);
+    server = serverWithAHold(held, release, 4);
     try (Socket probe = connect(server)) {
       idle.add(connect(server));
       idle.add(connect(server));

@@ -8,6 +8,7 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.merge.names.KubernetesNames;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -251,9 +252,8 @@ public final class GatekeeperMapping {
   private record Identity(String group, String kind, String namespace, String name)
       implements Comparable<Identity> {
     static Identity of(Subject s) {
-      int slash = s.apiVersion().indexOf('/');
-      String group = slash < 0 ? "" : s.apiVersion().substring(0, slash);
-      return new Identity(group, s.kind(), s.namespace(), s.name());
+      return new Identity(
+          KubernetesNames.apiGroup(s.apiVersion()), s.kind(), s.namespace(), s.name());
     }
 
     @Override

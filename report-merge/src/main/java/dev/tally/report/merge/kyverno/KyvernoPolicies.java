@@ -3,6 +3,7 @@ package dev.tally.report.merge.kyverno;
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.Liveness;
+import dev.tally.report.merge.names.KubernetesNames;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -157,8 +158,7 @@ public final class KyvernoPolicies {
     public static Optional<Kind> of(String apiVersion, String kind) {
       InvalidReportException.requireNonNull("apiVersion", apiVersion);
       InvalidReportException.requireNonNull("kind", kind);
-      int slash = apiVersion.indexOf('/');
-      String group = slash < 0 ? "" : apiVersion.substring(0, slash);
+      String group = KubernetesNames.apiGroup(apiVersion);
       for (Kind k : values()) {
         if (k.group.equals(group) && k.kind.equals(kind)) {
           return Optional.of(k);

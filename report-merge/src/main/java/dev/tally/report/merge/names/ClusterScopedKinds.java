@@ -47,9 +47,7 @@ public final class ClusterScopedKinds {
 
   /** Whether {@code kind} of {@code apiVersion} ({@code v1}, {@code group/version}) is one. */
   public static boolean contains(String apiVersion, String kind) {
-    int slash = apiVersion.indexOf('/');
-    String group = slash < 0 ? "" : apiVersion.substring(0, slash);
-    Set<String> kinds = KINDS.get(group);
+    Set<String> kinds = KINDS.get(KubernetesNames.apiGroup(apiVersion));
     return kinds != null && kinds.contains(kind);
   }
 }

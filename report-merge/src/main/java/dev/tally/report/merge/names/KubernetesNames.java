@@ -26,6 +26,15 @@ public final class KubernetesNames {
   private KubernetesNames() {}
 
   /**
+   * The API group of {@code apiVersion} as the API server parses it: what comes before its '/',
+   * empty for the core group ({@code v1}, {@code /v1}).
+   */
+  public static String apiGroup(String apiVersion) {
+    int slash = apiVersion.indexOf('/');
+    return slash < 0 ? "" : apiVersion.substring(0, slash);
+  }
+
+  /**
    * Whether {@code s} is a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting
    * and ending with a letter or digit.
    */

@@ -22,7 +22,7 @@ public final class OwnerReferences {
     // parsed as the API server parses it: "v1" and "/v1" are both the core group's v1
     String apiVersion = subject.apiVersion();
     int slash = apiVersion.indexOf('/');
-    String group = slash < 0 ? "" : apiVersion.substring(0, slash);
+    String group = KubernetesNames.apiGroup(apiVersion);
     String version = slash < 0 ? apiVersion : apiVersion.substring(slash + 1);
     if (version.isEmpty() || version.indexOf('/') >= 0) {
       throw refused("apiVersion", "is not a version or group/version");
