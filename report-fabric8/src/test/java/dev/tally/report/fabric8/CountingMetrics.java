@@ -2,6 +2,8 @@ package dev.tally.report.fabric8;
 
 import dev.tally.report.api.ReportRef;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -29,6 +31,31 @@ public final class CountingMetrics implements TallyMetrics {
   @Override
   public synchronized void partialApplied() {
     applied++;
+    appliedBy.add(caller());
+  }
+
+  /**
+   * The path of each application, for a failure message: the first frames of the adapter beyond the
+   * ledger (an informer's event, a cache applied at the start of a term, a re-list...).
+   */
+  public synchronized List<String> appliedBy() {
+    return List.copyOf(appliedBy);
+  }
+
+  private final List<String> appliedBy = new ArrayList<>();
+
+  private static String caller() {
+    return StackWalker.getInstance()
+        .walk(
+            frames ->
+                frames
+                    .map(f -> f.getClassName().replaceFirst(".*\\.", "") + "." + f.getMethodName())
+                    .filter(
+                        f ->
+                            !f.startsWith("CountingMetrics.")
+                                && !f.startsWith("PartialReportLedger."))
+                    .limit(3)
+                    .collect(java.util.stream.Collectors.joining(" < ")));
   }
 
   @Override

@@ -130,6 +130,11 @@ public class TrivyInputRealServerTest {
                 return r;
               });
       awaitFailures(admin, ns, List.of("KSV01011"));
+      // each scan is applied (an informer that delivers an object again after a re-list may apply
+      // it
+      // again, which changes nothing: counted from here on)
+      int scans = metrics.applied;
+      assertThat(scans).as("applied by %s", metrics.appliedBy()).isGreaterThanOrEqualTo(2);
 
       // trivy's schema lets any severity through; Tally names the field and changes nothing
       ConfigMap other =
@@ -153,11 +158,17 @@ public class TrivyInputRealServerTest {
       awaitRejection(admin, ns, "report.checks[0].severity");
       controller.desired().get(60, TimeUnit.SECONDS);
       assertThat(failures(admin, ns)).containsExactly("KSV01011");
+      assertThat(metrics.applied)
+          .as("the refused report is not applied (applied by %s)", metrics.appliedBy())
+          .isEqualTo(scans);
 
       // the resource is deleted; garbage collection removes its report, which retracts the rest
+      // without anything applied
       admin.configMaps().inNamespace(ns).withName("app-config").delete();
       awaitFailures(admin, ns, List.of());
-      assertThat(metrics.applied).isEqualTo(2);
+      assertThat(metrics.applied)
+          .as("a deletion is not an application (applied by %s)", metrics.appliedBy())
+          .isEqualTo(scans);
     } finally {
       account.close();
     }
