@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Builds the programs a Go module lists as tools (its go.mod's `tool` lines: kyverno/'s here, or
+# Builds the programs a Go module lists as tools (its go.mod's `tool` lines: engines/'s here, or
 # kube-testenv's own), from
 # the Go module proxy, once per machine, and prints the cache directory that holds them as the
 # last line of stdout:
 #
-#   go-tools/build.sh kyverno   -> .../tally/kyverno/<key>/{kyverno,reports-controller}
+#   go-tools/build.sh kyverno   -> .../tally/engines/<key>/{kyverno,reports-controller,gatekeeper}
+#   go-tools/build.sh gatekeeper   (the same: the policy engines share one module)
 #   go-tools/build.sh helm      -> .../tally/kube-testenv-tools/<key>/{helm,crane,promtool,prometheus}
 #
 #   key   = sha256 of the Go version, go.mod, go.sum and tags file of the module
-#   cache = ${XDG_CACHE_HOME:-$HOME/.cache}/tally/<kyverno | kube-testenv-tools>/<key>/
+#   cache = ${XDG_CACHE_HOME:-$HOME/.cache}/tally/<engines | kube-testenv-tools>/<key>/
 #
 # helm, crane and prometheus are tools of kube-testenv's own module (its go.mod's `tool` lines),
 # not folders here: one build list with the API server's, so that the packages they share with it
@@ -16,22 +17,34 @@
 # build cache, not once per module. Asking for any of the three builds all four programs.
 #
 # A build happens only when the cache has no complete build for the key (a cold build of Kyverno's
-# two programs takes about 6 minutes on two idle cores; nothing when cached). The module's source
-# directory (for files such as Kyverno's CRDs and Helm chart; kube-testenv's for its tools) is
-# written to <cache>/module-dir.
+# two programs and Gatekeeper's takes about 6.5 minutes on two idle cores; nothing when cached). The
+# source directory of the module the asked program comes from (for files such as Kyverno's or
+# Gatekeeper's CRDs and Helm chart; kube-testenv's for its tools) is written to
+# <cache>/module-dir.<name>.
 # Progress goes to stderr. GOTOOLCHAIN, GOFLAGS, GOPROXY... are honoured as go honours them.
 set -euo pipefail
 
-name="${1:?usage: go-tools/build.sh <kyverno | helm | crane | prometheus>}"
+asked="${1:?usage: go-tools/build.sh <kyverno | gatekeeper | helm | crane | prometheus>}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-case "$name" in
-  kyverno) cd "$here/kyverno" ;;
+# the module each asked program comes from, whose source is module-dir.<asked>
+case "$asked" in
+  kyverno)
+    name=engines
+    source_module=github.com/kyverno/kyverno
+    cd "$here/engines"
+    ;;
+  gatekeeper)
+    name=engines
+    source_module=github.com/open-policy-agent/gatekeeper/v3
+    cd "$here/engines"
+    ;;
   helm | crane | prometheus)
     name=kube-testenv-tools
+    source_module=""
     cd "$here/../kube-testenv"
     ;;
   *)
-    echo "usage: go-tools/build.sh <kyverno | helm | crane | prometheus>" >&2
+    echo "usage: go-tools/build.sh <kyverno | gatekeeper | helm | crane | prometheus>" >&2
     exit 2
     ;;
 esac
@@ -81,14 +94,19 @@ if [[ ! -f "$cache/.complete" ]]; then
   fi
 fi
 
-# where the tools' own module is unpacked (Kyverno's CRDs and chart are read from there); for
-# kube-testenv's tools, which come from several modules, kube-testenv's own directory. Written to a
-# file of this process's, then moved, so that a caller never reads it half written.
-if [[ "$name" == kube-testenv-tools ]]; then
+# where the asked program's module is unpacked (Kyverno's and Gatekeeper's CRDs and charts are read
+# from there); for kube-testenv's tools, which come from several modules, kube-testenv's own
+# directory. Written to a file of this process's, then moved, so that a caller never reads it half
+# written.
+if [[ -z "$source_module" ]]; then
   pwd > "$cache/module-dir.$$"
 else
-  main="$(go list -f '{{.Module.Path}}' tool | sort | head -1)"
-  go mod download -json "$main" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p' > "$cache/module-dir.$$"
+  go mod download -json "$source_module" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p' \
+    > "$cache/module-dir.$$"
 fi
-mv -f "$cache/module-dir.$$" "$cache/module-dir"
+if [[ ! -s "$cache/module-dir.$$" ]]; then
+  echo "build.sh: the source of $source_module was not found" >&2
+  exit 4
+fi
+mv -f "$cache/module-dir.$$" "$cache/module-dir.$asked"
 echo "$cache"

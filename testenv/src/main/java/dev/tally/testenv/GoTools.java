@@ -11,9 +11,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Other projects' Go programs the tests run, built by {@code go-tools/build.sh} once per machine
- * and cached, like kube-testenv: Kyverno's own binaries from {@code go-tools/kyverno}; Helm, crane,
+ * and cached, like kube-testenv: Kyverno's and Gatekeeper's own binaries from {@code
+ * go-tools/engines} (one module, so a cold build compiles what they share once); Helm, crane,
  * promtool and Prometheus, which are {@code tool}s of kube-testenv's own module (one set of
- * versions with the API server's, so a cold build compiles what they share once).
+ * versions with the API server's, for the same reason).
  */
 public final class GoTools {
   private static final long BUILD_TIMEOUT_MINUTES = 50;
@@ -33,10 +34,11 @@ public final class GoTools {
   }
 
   /**
-   * The cache directory holding the programs of {@code module} ({@code kyverno}; {@code helm},
-   * {@code crane} or {@code prometheus}, which name kube-testenv's tools, all four in one
-   * directory), built first when the cache has none (minutes, cold); its build log goes to {@code
-   * log}.
+   * The cache directory holding the program {@code module} names ({@code kyverno} or {@code
+   * gatekeeper}, the policy engines, built together; {@code helm}, {@code crane} or {@code
+   * prometheus}, which name kube-testenv's tools, all four in one directory), with the source of
+   * the module it comes from, built first when the cache has none (minutes, cold); its build log
+   * goes to {@code log}.
    */
   public static synchronized Built build(String module, Path log) {
     Path root = repositoryRoot();
@@ -73,7 +75,7 @@ public final class GoTools {
                 + log);
       }
       Path dir = Path.of(lines.get(lines.size() - 1).trim());
-      Path moduleDir = Path.of(Files.readString(dir.resolve("module-dir")).trim());
+      Path moduleDir = Path.of(Files.readString(dir.resolve("module-dir." + module)).trim());
       return new Built(dir, moduleDir);
     } catch (IOException e) {
       throw new IllegalStateException(

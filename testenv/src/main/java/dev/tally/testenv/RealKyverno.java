@@ -1,17 +1,11 @@
 package dev.tally.testenv;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -21,12 +15,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Kyverno's own programs, built from its Go module at the version {@code go-tools/kyverno/go.mod}
+ * Kyverno's own programs, built from its Go module at the version {@code go-tools/engines/go.mod}
  * pins, running out of cluster against a {@link KubeTestEnv}: the admission controller ({@code
  * kyverno}, whose webhooks the API server really calls on loopback) and the reports controller.
  *
@@ -86,7 +79,11 @@ public final class RealKyverno {
     Helm helm = Helm.build(work);
     List<HasMetadata> chart;
     try (KubernetesClient admin = env.adminClient()) {
-      installCrds(admin, kyverno.moduleDir());
+      ChartObjects.installCrds(
+          admin,
+          CRD_FOLDERS.stream()
+              .map(f -> kyverno.moduleDir().resolve("config/crds").resolve(f))
+              .toList());
       chart = renderChart(helm, kyverno.moduleDir(), work);
       admin
           .namespaces()
@@ -177,7 +174,7 @@ public final class RealKyverno {
       List<String> command = new ArrayList<>();
       command.add(kyverno.program(program).toString());
       command.add("--kubeconfig=" + kubeconfig);
-      command.addAll(containerOf(deployment, container).getArgs());
+      command.addAll(ChartObjects.container(chart, deployment, container).getArgs());
       command.addAll(
           List.of(
               "--metricsHost=127.0.0.1",
@@ -187,7 +184,9 @@ public final class RealKyverno {
               "--disableLogColor=true"));
       command.addAll(own);
       command.addAll(List.of(extra));
-      Map<String, String> environment = new LinkedHashMap<>(chartEnv(deployment, container));
+      Map<String, String> environment =
+          new LinkedHashMap<>(
+              ChartObjects.plainEnv(ChartObjects.container(chart, deployment, container)));
       environment.put("KYVERNO_NAMESPACE", NAMESPACE);
       environment.put("KYVERNO_POD_NAME", deployment + "-0");
       environment.put("KYVERNO_SERVICEACCOUNT_NAME", account);
@@ -198,68 +197,6 @@ public final class RealKyverno {
           name, command, environment, ChildProcess.logFile(work, name), webhookPort);
     } catch (IOException e) {
       throw new UncheckedIOException("starting Kyverno's " + name, e);
-    }
-  }
-
-  /** The rendered Deployment's plain environment values (those from the pod's fields are set). */
-  private Map<String, String> chartEnv(String deployment, String container) {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (EnvVar e : containerOf(deployment, container).getEnv()) {
-      if (e.getValue() != null) {
-        out.put(e.getName(), e.getValue());
-      }
-    }
-    return out;
-  }
-
-  private io.fabric8.kubernetes.api.model.Container containerOf(
-      String deployment, String container) {
-    return chart.stream()
-        .filter(o -> o instanceof Deployment && o.getMetadata().getName().equals(deployment))
-        .map(o -> (Deployment) o)
-        .flatMap(d -> d.getSpec().getTemplate().getSpec().getContainers().stream())
-        .filter(c -> c.getName().equals(container))
-        .findFirst()
-        .orElseThrow(
-            () ->
-                new IllegalStateException(
-                    "Kyverno's chart renders no container " + container + " in " + deployment));
-  }
-
-  private static void installCrds(KubernetesClient admin, Path module) {
-    List<CustomResourceDefinition> crds = new ArrayList<>();
-    for (String folder : CRD_FOLDERS) {
-      try (Stream<Path> files = Files.list(module.resolve("config/crds").resolve(folder))) {
-        for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
-          try (InputStream in = Files.newInputStream(file)) {
-            crds.add(admin.apiextensions().v1().customResourceDefinitions().load(in).item());
-          }
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException("reading Kyverno's CRDs in " + module, e);
-      }
-    }
-    for (CustomResourceDefinition crd : crds) {
-      crd.getMetadata().setResourceVersion(null);
-      admin.resource(crd).forceConflicts().serverSideApply();
-    }
-    for (CustomResourceDefinition crd : crds) {
-      admin
-          .apiextensions()
-          .v1()
-          .customResourceDefinitions()
-          .withName(crd.getMetadata().getName())
-          .waitUntilCondition(
-              c ->
-                  c != null
-                      && c.getStatus() != null
-                      && c.getStatus().getConditions().stream()
-                          .anyMatch(
-                              k ->
-                                  "Established".equals(k.getType())
-                                      && "True".equals(k.getStatus())),
-              60,
-              TimeUnit.SECONDS);
     }
   }
 
@@ -308,19 +245,7 @@ public final class RealKyverno {
               NAMESPACE,
               "--kube-version",
               "1.37.0"));
-      List<HasMetadata> objects = new ArrayList<>();
-      try (KubernetesClient offline =
-          new io.fabric8.kubernetes.client.KubernetesClientBuilder().build()) {
-        for (String doc : Files.readString(out).split("(?m)^---\\s*$")) {
-          if (doc.lines().anyMatch(l -> l.startsWith("kind:"))) {
-            objects.addAll(
-                offline
-                    .load(new ByteArrayInputStream(doc.getBytes(StandardCharsets.UTF_8)))
-                    .items());
-          }
-        }
-      }
-      return objects;
+      return ChartObjects.parse(out);
     } catch (IOException e) {
       throw new UncheckedIOException("rendering Kyverno's chart", e);
     }

@@ -1,0 +1,374 @@
+package dev.tally.report.gatekeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.Grouping;
+import dev.tally.report.api.PartialReport;
+import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.ResultStatus;
+import dev.tally.report.api.Subject;
+import dev.tally.report.merge.gatekeeper.AuditRun;
+import dev.tally.report.merge.gatekeeper.ExportLine;
+import dev.tally.report.merge.gatekeeper.GatekeeperMapping;
+import dev.tally.testenv.Await;
+import dev.tally.testenv.ChildProcess;
+import dev.tally.testenv.RealGatekeeper;
+import dev.tally.testenv.RealKubernetes;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Gatekeeper's own audit, built from its Go module and run as its chart runs it with the disk
+ * export on, against the real control plane: what it writes is what {@link GatekeeperExport} and
+ * report-merge's rule read. A constraint of the test's own template finds more violations than the
+ * constraint's status holds (the chart's cap of 20): the run's file holds every one, under the run
+ * id the status names, and the rule states every one as a failed result about the resource's uid.
+ * The next runs retract a violation fixed since and the results of a deleted resource.
+ */
+@ExtendWith(RealKubernetes.class)
+class RealGatekeeperAuditTest {
+  private static final Duration WAIT = Duration.ofSeconds(120);
+
+  /** The chart's {@code constraintViolationsLimit}: what a constraint's status holds at most. */
+  private static final int STATUS_CAP = 20;
+
+  private static final String LABEL = "owner";
+
+  private static final ResourceDefinitionContext CONSTRAINTS =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("constraints.gatekeeper.sh")
+          .withVersion("v1beta1")
+          .withKind("TallyRequiredLabel")
+          .withPlural("tallyrequiredlabel")
+          .withNamespaced(false)
+          .build();
+
+  @Test
+  void everyViolationIsExportedBeyondTheStatusCapAndTheNextRunsRetractAFixAndADeletion(
+      RealKubernetes.Cluster cluster) throws Exception {
+    RealGatekeeper gatekeeper = RealGatekeeper.install(cluster.env());
+    KubernetesClient admin = cluster.admin();
+    String ns = cluster.namespace();
+    Path exportPath = Path.of("target", "gatekeeper", "export-" + ns).toAbsolutePath();
+    GatekeeperExport export = new GatekeeperExport(exportPath.resolve(RealGatekeeper.CHANNEL));
+    for (int i = 0; i < STATUS_CAP + 5; i++) {
+      configMap(admin, ns, String.format("unlabelled-%02d", i), Map.of());
+    }
+    configMap(admin, ns, "labelled", Map.of(LABEL, "team-a"));
+    String constraint = "owner-" + ns;
+    String policy = GatekeeperMapping.policy("TallyRequiredLabel", constraint);
+
+    try (ChildProcess audit = gatekeeper.startAudit(exportPath, Duration.ofSeconds(3))) {
+      try (InputStream in =
+          RealGatekeeperAuditTest.class.getResourceAsStream(
+              "/gatekeeper/tallyrequiredlabel-template.yaml")) {
+        admin
+            .genericKubernetesResources(RealGatekeeper.CONSTRAINT_TEMPLATES)
+            .load(in)
+            .forceConflicts()
+            .serverSideApply();
+      }
+      // Gatekeeper's template controller makes the constraint kind
+      await(
+          audit,
+          "Gatekeeper made the constraint CRD",
+          () ->
+              admin
+                      .apiextensions()
+                      .v1()
+                      .customResourceDefinitions()
+                      .withName("tallyrequiredlabel.constraints.gatekeeper.sh")
+                      .get()
+                  != null);
+      await(
+          audit,
+          "the constraint kind is served",
+          () -> {
+            try {
+              admin.genericKubernetesResources(CONSTRAINTS).list();
+              return true;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+              return false;
+            }
+          });
+      admin.genericKubernetesResources(CONSTRAINTS).resource(constraint(constraint, ns)).create();
+
+      // a run that audited the constraint: its status names the run, whose file holds every
+      // violation, more than the status keeps
+      Set<String> violating = unlabelled(admin, ns);
+      assertThat(violating).hasSizeGreaterThan(STATUS_CAP).doesNotContain("labelled");
+      // (the first run to name a constraint just created may not have evaluated it yet: waited
+      // past)
+      Observed first = awaitRun(admin, export, constraint, audit, o -> o.totalViolations() > 0);
+      assertThat(namesOf(first.run(), constraint)).isEqualTo(violating);
+      assertThat(first.totalViolations()).isEqualTo(violating.size());
+      assertThat(first.statusViolations()).isEqualTo(STATUS_CAP);
+      for (ExportLine v : violationsOf(first.run(), constraint)) {
+        assertThat(v.enforcementAction()).isEqualTo("deny");
+        assertThat(v.resourceGroup()).isEmpty();
+        assertThat(v.resourceApiVersion()).isEqualTo("v1");
+        assertThat(v.resourceKind()).isEqualTo("ConfigMap");
+        assertThat(v.resourceNamespace()).isEqualTo(ns);
+        assertThat(v.message()).isEqualTo(v.resourceName() + " has no label " + LABEL);
+      }
+
+      // the rule states every violation as a failed result about its resource's uid
+      ReportAggregator aggregator =
+          ReportAggregator.builder().grouping(Grouping.perNamespace()).build();
+      apply(aggregator, admin, first.run(), policy);
+      assertThat(failing(aggregator, ns, policy)).isEqualTo(uidsOf(admin, ns, violating));
+
+      // one resource is fixed, another deleted: a later run retracts both
+      admin
+          .configMaps()
+          .inNamespace(ns)
+          .withName("unlabelled-00")
+          .edit(
+              c ->
+                  new ConfigMapBuilder(c)
+                      .editMetadata()
+                      .addToLabels(LABEL, "x")
+                      .endMetadata()
+                      .build());
+      admin.configMaps().inNamespace(ns).withName("unlabelled-01").delete();
+      Set<String> left = unlabelled(admin, ns);
+      assertThat(left).doesNotContain("unlabelled-00", "unlabelled-01");
+      Observed later =
+          awaitRun(
+              admin,
+              export,
+              constraint,
+              audit,
+              o ->
+                  o.run().started().isAfter(first.run().started())
+                      && o.totalViolations() == left.size());
+      assertThat(namesOf(later.run(), constraint)).isEqualTo(left);
+      apply(aggregator, admin, later.run(), policy);
+      assertThat(failing(aggregator, ns, policy)).isEqualTo(uidsOf(admin, ns, left));
+      assertThat(later.totalViolations()).isEqualTo(left.size());
+    }
+  }
+
+  /** A finished run and what the constraint's status said of it. */
+  private record Observed(AuditRun.Finished run, long totalViolations, int statusViolations) {}
+
+  /**
+   * Waits for a finished run the constraint's status names as its audit, which {@code wanted}
+   * accepts with what the status says of it, and returns both.
+   */
+  private static Observed awaitRun(
+      KubernetesClient admin,
+      GatekeeperExport export,
+      String constraint,
+      ChildProcess audit,
+      Predicate<Observed> wanted) {
+    AtomicReference<Observed> found = new AtomicReference<>();
+    await(
+        audit,
+        "a finished run of constraint " + constraint + " named by its status",
+        () -> {
+          GenericKubernetesResource c =
+              admin.genericKubernetesResources(CONSTRAINTS).withName(constraint).get();
+          Map<String, Object> status =
+              c == null ? null : map(c.getAdditionalProperties(), "status");
+          if (status == null || status.get("auditTimestamp") == null) {
+            return false;
+          }
+          String id = String.valueOf(status.get("auditTimestamp"));
+          for (Path file : files(export)) {
+            if (GatekeeperExport.runId(file).equals(id)
+                && read(file) instanceof AuditRun.Finished run
+                && run.id().equals(id)) {
+              Object total = status.get("totalViolations");
+              Object kept = status.get("violations");
+              Observed o =
+                  new Observed(
+                      run,
+                      total instanceof Number n ? n.longValue() : -1,
+                      kept instanceof List<?> l ? l.size() : -1);
+              if (wanted.test(o)) {
+                found.set(o);
+                return true;
+              }
+            }
+          }
+          return false;
+        });
+    return found.get();
+  }
+
+  /** {@link Await#until}, failing with the end of the audit's log. */
+  private static void await(ChildProcess audit, String what, BooleanSupplier condition) {
+    try {
+      Await.until(
+          what,
+          () -> {
+            if (!audit.isAlive()) {
+              throw new AssertionError("the audit exited");
+            }
+            return condition.getAsBoolean();
+          },
+          WAIT);
+    } catch (AssertionError e) {
+      throw new AssertionError(
+          e.getMessage()
+              + " (the audit is "
+              + (audit.isAlive() ? "running" : "gone")
+              + "; its log, "
+              + audit.log()
+              + ", ends:\n"
+              + audit.tail(30)
+              + ")",
+          e);
+    }
+  }
+
+  private static List<Path> files(GatekeeperExport export) {
+    try {
+      return export.finishedFiles();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static AuditRun read(Path file) {
+    try {
+      return GatekeeperExport.read(file);
+    } catch (IOException e) {
+      // rotated away by the driver between the listing and the read
+      return new AuditRun.Unfinished("", e.toString());
+    }
+  }
+
+  private static void apply(
+      ReportAggregator aggregator, KubernetesClient admin, AuditRun.Finished run, String policy) {
+    GatekeeperMapping.Statements s =
+        GatekeeperMapping.statements(
+            run, aggregator.aggregates(), Set.of(policy), subject -> uidOf(admin, subject));
+    assertThat(s.refused()).isEmpty();
+    for (PartialReport report : s.reports()) {
+      aggregator.apply(report);
+    }
+  }
+
+  private static Optional<String> uidOf(KubernetesClient admin, Subject subject) {
+    if (!subject.kind().equals("ConfigMap")) {
+      // the run holds other tests' resources too when their constraints are loaded; none here
+      throw new IllegalStateException("no lookup for " + subject.display());
+    }
+    ConfigMap c =
+        admin.configMaps().inNamespace(subject.namespace()).withName(subject.name()).get();
+    return Optional.ofNullable(c).map(m -> m.getMetadata().getUid());
+  }
+
+  /** The uids of the resources of {@code policy}'s failed results in the namespace's reports. */
+  private static Set<String> failing(ReportAggregator aggregator, String ns, String policy) {
+    return aggregator.aggregates().stream()
+        .filter(r -> ns.equals(r.ref().namespace()))
+        .map(AggregateReport::results)
+        .flatMap(List::stream)
+        .filter(r -> r.policy().equals(policy) && r.status() == ResultStatus.FAIL)
+        .map(Result::resources)
+        .flatMap(List::stream)
+        .map(Subject::uid)
+        .collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  private static Set<String> uidsOf(KubernetesClient admin, String ns, Set<String> names) {
+    Set<String> uids = new TreeSet<>();
+    for (String name : names) {
+      uids.add(admin.configMaps().inNamespace(ns).withName(name).get().getMetadata().getUid());
+    }
+    return uids;
+  }
+
+  private static List<ExportLine> violationsOf(AuditRun.Finished run, String constraint) {
+    return run.violations().stream().filter(v -> v.constraintName().equals(constraint)).toList();
+  }
+
+  private static Set<String> namesOf(AuditRun.Finished run, String constraint) {
+    return violationsOf(run, constraint).stream()
+        .map(ExportLine::resourceName)
+        .collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  /** The names of the namespace's ConfigMaps without the label (the cluster's own included). */
+  private static Set<String> unlabelled(KubernetesClient admin, String ns) {
+    return admin.configMaps().inNamespace(ns).list().getItems().stream()
+        .filter(
+            c ->
+                c.getMetadata().getLabels() == null
+                    || !c.getMetadata().getLabels().containsKey(LABEL))
+        .map(c -> c.getMetadata().getName())
+        .collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  private static void configMap(
+      KubernetesClient admin, String ns, String name, Map<String, String> labels) {
+    admin
+        .configMaps()
+        .inNamespace(ns)
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withLabels(labels)
+                .endMetadata()
+                .withData(Map.of("k", "v"))
+                .build())
+        .create();
+  }
+
+  /** The constraint: ConfigMaps of {@code ns} must carry the label. */
+  private static GenericKubernetesResource constraint(String name, String ns) {
+    GenericKubernetesResource c =
+        new GenericKubernetesResourceBuilder()
+            .withApiVersion("constraints.gatekeeper.sh/v1beta1")
+            .withKind("TallyRequiredLabel")
+            .withNewMetadata()
+            .withName(name)
+            .endMetadata()
+            .build();
+    c.setAdditionalProperty(
+        "spec",
+        Map.of(
+            "match",
+            Map.of(
+                "kinds",
+                List.of(Map.of("apiGroups", List.of(""), "kinds", List.of("ConfigMap"))),
+                "namespaces",
+                List.of(ns)),
+            "parameters",
+            Map.of("label", LABEL)));
+    return c;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static @Nullable Map<String, Object> map(Map<String, Object> from, String key) {
+    Object v = from.get(key);
+    return v instanceof Map<?, ?> m ? (Map<String, Object>) m : null;
+  }
+}
