@@ -24,7 +24,7 @@ public final class GoTools {
   /** Why Go tools cannot be built on this machine, or empty when they can. */
   public static @Nullable String unavailableBecause() {
     if (executableOnPath("go") == null) {
-      return "Go is not on the PATH (Kyverno, Helm and Prometheus are built from Go modules;"
+      return "Go is not on the PATH (Kyverno, Gatekeeper, Helm and Prometheus are built from Go modules;"
           + " install Go 1.26.7 or later)";
     }
     if (repositoryRoot() == null) {

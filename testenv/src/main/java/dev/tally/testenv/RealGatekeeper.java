@@ -76,6 +76,7 @@ public final class RealGatekeeper {
   private final GoTools.Built gatekeeper;
   private final Path work;
   private final List<HasMetadata> chart;
+  private @Nullable ChildProcess audit;
 
   private RealGatekeeper(
       KubeTestEnv env, GoTools.Built gatekeeper, Path work, List<HasMetadata> chart) {
@@ -85,7 +86,7 @@ public final class RealGatekeeper {
     this.chart = chart;
   }
 
-  /** Why Gatekeeper cannot run here, or empty when it can. */
+  /** Why Gatekeeper cannot run here, or null when it can. */
   public static @Nullable String unavailableBecause() {
     String why = KubeTestEnv.unavailableBecause();
     return why != null ? why : GoTools.unavailableBecause();
@@ -138,9 +139,15 @@ public final class RealGatekeeper {
   /**
    * Starts the audit, exporting each run into {@code exportPath}{@code /}{@link #CHANNEL}, with a
    * run every {@code interval}: the chart's {@code Connection}, its path replaced by {@code
-   * exportPath}, is written first.
+   * exportPath}, is written first. One audit runs at a time (the chart has one Connection and one
+   * audit Pod); each start has an API cache directory of its own.
    */
-  public ChildProcess startAudit(Path exportPath, Duration interval, String... extraArgs) {
+  public synchronized ChildProcess startAudit(
+      Path exportPath, Duration interval, String... extraArgs) {
+    if (audit != null && audit.isAlive()) {
+      // the Connection (so the export's path) and the Pod are the chart's, one of each
+      throw new IllegalStateException("Gatekeeper's audit runs already: one at a time");
+    }
     try (KubernetesClient admin = env.adminClient()) {
       Files.createDirectories(exportPath);
       GenericKubernetesResource connection =
@@ -168,7 +175,8 @@ public final class RealGatekeeper {
 
       // the chart's emptyDir at /tmp/audit: the audit writes what it lists there, and stops a
       // run early (writing its finish line all the same) when it is missing
-      Path apiCache = Files.createDirectories(work.resolve("audit-cache"));
+      Files.createDirectories(work);
+      Path apiCache = Files.createTempDirectory(work, "audit-cache-");
       Path kubeconfig = work.resolve("audit.kubeconfig");
       Files.writeString(
           kubeconfig,
@@ -202,8 +210,10 @@ public final class RealGatekeeper {
       environment.put("POD_NAMESPACE", NAMESPACE);
       environment.put("NAMESPACE", NAMESPACE);
       environment.put("POD_NAME", pod().getMetadata().getName());
-      return ChildProcess.start(
-          "gatekeeper-audit", command, environment, ChildProcess.logFile(work, "audit"), 0);
+      audit =
+          ChildProcess.start(
+              "gatekeeper-audit", command, environment, ChildProcess.logFile(work, "audit"), 0);
+      return audit;
     } catch (IOException e) {
       throw new UncheckedIOException("starting Gatekeeper's audit", e);
     }
@@ -211,14 +221,14 @@ public final class RealGatekeeper {
 
   /** The audit's Pod as the chart's Deployment templates it, named {@code POD_NAME}. */
   private Pod pod() {
-    Deployment audit = ChartObjects.deployment(chart, AUDIT);
+    Deployment deployment = ChartObjects.deployment(chart, AUDIT);
     return new PodBuilder()
         .withNewMetadata()
         .withName(AUDIT + "-0")
         .withNamespace(NAMESPACE)
-        .withLabels(audit.getSpec().getTemplate().getMetadata().getLabels())
+        .withLabels(deployment.getSpec().getTemplate().getMetadata().getLabels())
         .endMetadata()
-        .withSpec(audit.getSpec().getTemplate().getSpec())
+        .withSpec(deployment.getSpec().getTemplate().getSpec())
         .build();
   }
 
