@@ -74,10 +74,10 @@ public record AggregatorConfig(
       throw new InvalidReportException("grouping.layout", grouping + " failed: " + e);
     }
     Checks.nonNull("grouping.layout", layout);
-    if (layout == ReportLayout.KYVERNO && !scoped) {
+    if (layout.needsSubjectScope() && !scoped) {
       throw new InvalidReportException(
           "grouping.layout",
-          "KYVERNO is one report per resource: " + grouping + " must be scoped to its subject");
+          layout + " is one report per resource: " + grouping + " must be scoped to its subject");
     }
     return layout;
   }

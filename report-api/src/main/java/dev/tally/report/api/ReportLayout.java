@@ -15,7 +15,7 @@ public enum ReportLayout {
    * an input other than the default); an aggregator changes only objects of its own input and
    * deletes only those of its own grouping too.
    */
-  TALLY(WireNames.MANAGED_BY_VALUE),
+  TALLY(WireNames.MANAGED_BY_VALUE, true, false),
 
   /**
    * Kyverno's reports controller's: one report per resource, named its uid, with the single label
@@ -23,12 +23,35 @@ public enum ReportLayout {
    * the aggregator's, whoever wrote it (Kyverno or Tally) and whatever its input, so Tally takes
    * over Kyverno's reports, in place of Kyverno's reports controller: one writer per cluster.
    */
-  KYVERNO(WireNames.MANAGED_BY_KYVERNO);
+  KYVERNO(WireNames.MANAGED_BY_KYVERNO, false, true);
 
   private final String managedBy;
+  private final boolean namesItsWriter;
+  private final boolean needsSubjectScope;
 
-  ReportLayout(String managedBy) {
+  ReportLayout(String managedBy, boolean namesItsWriter, boolean needsSubjectScope) {
     this.managedBy = managedBy;
+    this.namesItsWriter = namesItsWriter;
+    this.needsSubjectScope = needsSubjectScope;
+  }
+
+  /**
+   * Whether an aggregate names what wrote it. Tally's layout labels (and names) each aggregate with
+   * its input and grouping, so aggregators of different inputs and groupings share a namespace and
+   * each owns its own; Kyverno's names neither, so every report of the aggregator's kind managed in
+   * it is the aggregator's, whatever input or grouping wrote it: one writer per cluster.
+   */
+  public boolean namesItsWriter() {
+    return namesItsWriter;
+  }
+
+  /**
+   * Whether a grouping of this layout must be {@linkplain Grouping#scopedToSubject() scoped to its
+   * subject}: Kyverno's, whose every report is one resource's, named by its uid. (Tally's layout
+   * allows any grouping, a per-subject one too.)
+   */
+  public boolean needsSubjectScope() {
+    return needsSubjectScope;
   }
 
   /** The value of {@link WireNames#MANAGED_BY_LABEL} on the aggregates of this layout. */

@@ -25,6 +25,14 @@ class ReportLayoutTest {
   }
 
   @Test
+  void aLayoutSaysWhetherItNamesItsWriterAndWhetherItNeedsASubjectScopedGrouping() {
+    assertThat(ReportLayout.TALLY.namesItsWriter()).isTrue();
+    assertThat(ReportLayout.TALLY.needsSubjectScope()).isFalse();
+    assertThat(ReportLayout.KYVERNO.namesItsWriter()).isFalse();
+    assertThat(ReportLayout.KYVERNO.needsSubjectScope()).isTrue();
+  }
+
+  @Test
   void eachLayoutIsManagedByItsOwnLabelValue() {
     assertThat(ReportLayout.TALLY.managedBy())
         .isEqualTo("tally")

@@ -4,7 +4,6 @@ import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.Liveness;
 import dev.tally.report.api.ReportAggregator;
-import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.InputLifecycle;
@@ -428,7 +427,7 @@ public final class AggregatorController implements AutoCloseable {
     private static void checkInput(AggregatorConfig config, String name) {
       if (config.input().equals(name)
           || config.hasDefaultInput()
-              && AggregatorConfig.layoutOf(config.grouping()) == ReportLayout.KYVERNO) {
+              && !AggregatorConfig.layoutOf(config.grouping()).namesItsWriter()) {
         return;
       }
       throw new IllegalArgumentException(

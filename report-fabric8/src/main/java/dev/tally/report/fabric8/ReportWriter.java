@@ -174,7 +174,7 @@ final class ReportWriter {
     Class<T> type = (Class<T>) ReportCodec.resourceClass(kind);
     // another input's aggregates are left out by the server; the default input's carry no label
     // to select by, and the others' are left out by owned()
-    boolean labelled = owner == ReportLayout.TALLY && !input.equals(AggregatorConfig.DEFAULT_INPUT);
+    boolean labelled = owner.namesItsWriter() && !input.equals(AggregatorConfig.DEFAULT_INPUT);
     return PagedList.all(
         calls,
         "list " + kind.plural(),
@@ -370,7 +370,7 @@ final class ReportWriter {
             "the report exists and is not this aggregator's ({}={}{}); leaving it alone",
             WireNames.MANAGED_BY_LABEL,
             owner.managedBy(),
-            owner == ReportLayout.TALLY ? ", input " + input : "");
+            owner.namesItsWriter() ? ", input " + input : "");
     resourceVersions.remove(ref);
     return Verdict.REFUSED;
   }

@@ -54,7 +54,7 @@ public final class Ownership {
   public static boolean managed(
       ReportLayout layout, String input, @Nullable Map<String, String> labels) {
     return layout.manages(labels)
-        && (layout == ReportLayout.KYVERNO || input.equals(ReportNames.inputOf(labels)));
+        && (!layout.namesItsWriter() || input.equals(ReportNames.inputOf(labels)));
   }
 
   /** Whether {@code o} is managed by this aggregator: in its layout and of its input. */
@@ -70,7 +70,7 @@ public final class Ownership {
     if (!managed(o) || !o.ref().kind().equals(format.kindFor(o.ref().namespace()))) {
       return false;
     }
-    return layout == ReportLayout.KYVERNO
+    return !layout.namesItsWriter()
         || groupingLabel.equals(o.labels().get(WireNames.GROUPING_LABEL));
   }
 
@@ -78,7 +78,7 @@ public final class Ownership {
   @Override
   public String toString() {
     String managedBy = WireNames.MANAGED_BY_LABEL + "=" + layout.managedBy();
-    if (layout == ReportLayout.KYVERNO) {
+    if (!layout.namesItsWriter()) {
       return managedBy;
     }
     return managedBy

@@ -61,7 +61,7 @@ public final class ReportNames {
    * (which names no input) the names {@link #base(ReportLayout, String, String)} gives.
    */
   public static String base(ReportLayout layout, String input, String groupingId, String group) {
-    if (layout != ReportLayout.TALLY || input.equals(AggregatorConfig.DEFAULT_INPUT)) {
+    if (!layout.namesItsWriter() || input.equals(AggregatorConfig.DEFAULT_INPUT)) {
       return base(layout, groupingId, group);
     }
     String prefix = "tally-" + input + "--";
@@ -78,7 +78,7 @@ public final class ReportNames {
 
   /** The base name of {@code group} of grouping {@code groupingId} in {@code layout}. */
   public static String base(ReportLayout layout, String groupingId, String group) {
-    if (layout == ReportLayout.TALLY) {
+    if (layout.namesItsWriter()) {
       return base(groupingId, group);
     }
     if (group.length() <= MAX_BASE && PLAIN.matcher(group).matches() && !endsLikeADigest(group)) {
@@ -189,7 +189,7 @@ public final class ReportNames {
    */
   public static Map<String, String> labels(
       ReportLayout layout, String input, String groupingId, String namespace, String group) {
-    if (layout == ReportLayout.KYVERNO) {
+    if (!layout.namesItsWriter()) {
       return new TreeMap<>(Map.of(WireNames.MANAGED_BY_LABEL, layout.managedBy()));
     }
     // sorted like every map of the model, so digests iterate it in the same order
