@@ -422,7 +422,9 @@ class RealServerTest {
             producers.size(), producers.isEmpty() ? "none" : producers.get(producers.size() - 1))
         .isPositive();
     assertThat(ratesAt429).as("real 429s reached the shared budget").isNotEmpty();
-    assertThat(ratesAt429.get(0)).as("the first 429 halved its rate").isEqualTo(1000.0);
+    // halved from 2000; other callers' answers may have raised it by 1/rate each (0.001) between
+    // the halving and this callback's read
+    assertThat(ratesAt429.get(0)).as("the first 429 halved its rate").isBetween(1000.0, 1001.0);
     assertThat(java.util.Collections.min(ratesAt429)).isLessThan(2000.0);
   }
 
