@@ -3,6 +3,7 @@ package dev.tally.testenv;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -67,6 +69,29 @@ final class ChartObjects {
                                       && "True".equals(k.getStatus())),
               60,
               TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Creates {@code namespace} and applies {@code chart}'s objects of {@code kinds} (server-side),
+   * each namespaced one in its own namespace or, when the chart names none, in {@code namespace}.
+   */
+  static void apply(
+      KubernetesClient admin, String namespace, List<HasMetadata> chart, Set<String> kinds) {
+    admin
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+        .serverSideApply();
+    for (HasMetadata object : chart) {
+      if (kinds.contains(object.getKind())) {
+        boolean clusterScoped =
+            object.getKind().equals("ClusterRole") || object.getKind().equals("ClusterRoleBinding");
+        if (!clusterScoped && object.getMetadata().getNamespace() == null) {
+          object.getMetadata().setNamespace(namespace);
+        }
+        admin.resource(object).forceConflicts().serverSideApply();
+      }
     }
   }
 

@@ -2,7 +2,6 @@ package dev.tally.testenv;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -86,12 +85,6 @@ public final class RealGatekeeper {
     this.chart = chart;
   }
 
-  /** Why Gatekeeper cannot run here, or null when it can. */
-  public static @Nullable String unavailableBecause() {
-    String why = KubeTestEnv.unavailableBecause();
-    return why != null ? why : GoTools.unavailableBecause();
-  }
-
   /**
    * Builds Gatekeeper and Helm when this machine has no build of them, and installs Gatekeeper's
    * CRDs, namespace, accounts and roles into {@code env}, once per JVM.
@@ -108,19 +101,7 @@ public final class RealGatekeeper {
       ChartObjects.installCrds(
           admin, List.of(gatekeeper.moduleDir().resolve("charts/gatekeeper/crds")));
       chart = renderChart(helm, gatekeeper.moduleDir().resolve("charts/gatekeeper"), work);
-      admin
-          .namespaces()
-          .resource(
-              new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
-          .serverSideApply();
-      for (HasMetadata object : chart) {
-        if (CHART_KINDS.contains(object.getKind())) {
-          if (!object.getKind().startsWith("Cluster")) {
-            object.getMetadata().setNamespace(NAMESPACE);
-          }
-          admin.resource(object).forceConflicts().serverSideApply();
-        }
-      }
+      ChartObjects.apply(admin, NAMESPACE, chart, CHART_KINDS);
     }
     installed = new RealGatekeeper(env, gatekeeper, work, chart);
     return installed;

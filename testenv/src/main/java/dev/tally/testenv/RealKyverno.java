@@ -2,7 +2,6 @@ package dev.tally.testenv;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -85,20 +84,7 @@ public final class RealKyverno {
               .map(f -> kyverno.moduleDir().resolve("config/crds").resolve(f))
               .toList());
       chart = renderChart(helm, kyverno.moduleDir(), work);
-      admin
-          .namespaces()
-          .resource(
-              new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
-          .serverSideApply();
-      for (HasMetadata object : chart) {
-        if (CHART_KINDS.contains(object.getKind())) {
-          String ns = namespaceOf(object);
-          if (ns != null) {
-            object.getMetadata().setNamespace(ns);
-          }
-          admin.resource(object).forceConflicts().serverSideApply();
-        }
-      }
+      ChartObjects.apply(admin, NAMESPACE, chart, CHART_KINDS);
     }
     installed = new RealKyverno(env, kyverno, work, chart);
     return installed;
@@ -284,13 +270,6 @@ public final class RealKyverno {
       entry.forEach(l -> out.append(l).append('\n'));
     }
     entry.clear();
-  }
-
-  private static @Nullable String namespaceOf(HasMetadata object) {
-    String ns = object.getMetadata().getNamespace();
-    boolean clusterScoped =
-        object.getKind().equals("ClusterRole") || object.getKind().equals("ClusterRoleBinding");
-    return clusterScoped ? null : ns != null ? ns : NAMESPACE;
   }
 
   /** The ConfigMap {@code kyverno} as the chart renders it (Kyverno's resource filters). */

@@ -25,9 +25,10 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -37,6 +38,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -169,9 +171,12 @@ class RealGatekeeperAuditTest {
                       .build());
       admin.configMaps().inNamespace(ns).withName("unlabelled-01").delete();
       Set<String> left = unlabelled(admin, ns);
-      long changed = Instant.now().getEpochSecond();
+      // a run started after the change is one whose id (its start, RFC 3339 in whole seconds, which
+      // sorts as it reads) is past every run's begun by then: the driver opens a run's file as it
+      // starts
+      String begun = newestRunBegun(export);
       Observed later =
-          awaitRun(admin, export, constraint, audit, o -> o.run().started().seconds() > changed);
+          awaitRun(admin, export, constraint, audit, o -> o.run().id().compareTo(begun) > 0);
       assertThat(namesOf(later.run(), constraint)).isEqualTo(left);
       apply(aggregator, admin, later.run(), policy);
       assertThat(failing(aggregator, ns, policy)).isEqualTo(uidsOf(admin, ns, left));
@@ -252,6 +257,13 @@ class RealGatekeeperAuditTest {
               + audit.tail(30)
               + ")",
           e);
+    }
+  }
+
+  /** The id of the newest run whose file the channel holds, finished or not. */
+  private static String newestRunBegun(GatekeeperExport export) throws IOException {
+    try (Stream<Path> files = Files.list(export.channel())) {
+      return files.map(GatekeeperExport::runId).max(Comparator.naturalOrder()).orElse("");
     }
   }
 
