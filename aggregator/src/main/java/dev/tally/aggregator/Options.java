@@ -38,7 +38,8 @@ public final class Options {
       List.of(
           InputOption.TALLY,
           KyvernoInputOption.INPUT,
-          InputOption.of("trivy", "trivy-operator's ConfigAuditReports", TrivyInput::new));
+          InputOption.of("trivy", "trivy-operator's ConfigAuditReports", TrivyInput::new),
+          GatekeeperInputOption.INPUT);
 
   private static final Flag HELP = Flag.bool("--help", "print this text and exit");
 

@@ -8,6 +8,7 @@ import dev.tally.report.api.ReportFormat;
 import dev.tally.report.api.ReportLayout;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import dev.tally.report.fabric8.trivy.TrivyInput;
+import dev.tally.report.gatekeeper.GatekeeperInput;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -112,6 +113,38 @@ class OptionsTest {
    * names and {@code tally.dev/input} label.
    */
   @Test
+  void gatekeeperInputReadsTheChartsExportDirectoryByDefaultAndItsFlagsOnlyWithIt() {
+    Options o = Options.parse("--input", "gatekeeper");
+    assertThat(o.reportInput).isInstanceOf(GatekeeperInput.class);
+    GatekeeperInput g = (GatekeeperInput) o.reportInput;
+    assertThat(g.exportDir()).isEqualTo(Path.of("/tmp/violations/topics/audit-channel"));
+    assertThat(g.pollPeriod()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(g.lookupKinds()).isEqualTo(GatekeeperInput.DEFAULT_LOOKUP_KINDS);
+    assertThat(o.groupingName).isEqualTo("per-namespace");
+
+    GatekeeperInput set =
+        (GatekeeperInput)
+            Options.parse(
+                    "--input=gatekeeper",
+                    "--gatekeeper-export-dir=/export/audit",
+                    "--gatekeeper-poll-period=2s",
+                    "--gatekeeper-lookup-kinds=configmaps, deployments.apps")
+                .reportInput;
+    assertThat(set.exportDir()).isEqualTo(Path.of("/export/audit"));
+    assertThat(set.pollPeriod()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(set.lookupKinds()).containsExactlyInAnyOrder("configmaps", "deployments.apps");
+
+    assertThat(refusal("--gatekeeper-export-dir", "/x"))
+        .isEqualTo("--gatekeeper-export-dir: applies only with --input gatekeeper");
+    assertThat(refusal("--input", "gatekeeper", "--gatekeeper-poll-period", "0"))
+        .startsWith("--gatekeeper-poll-period:");
+    assertThat(refusal("--input", "gatekeeper", "--gatekeeper-lookup-kinds", "pods,,services"))
+        .startsWith("--gatekeeper-lookup-kinds: an empty entry");
+    assertThat(refusal("--input", "gatekeeper", "--gatekeeper-lookup-kinds", "Pods"))
+        .startsWith("--gatekeeper-lookup-kinds: lookupKinds: 'Pods' is not");
+  }
+
+  @Test
   void eachInputIsNamedAsTheFlagNamesIt() {
     for (InputOption<?> input : Options.INPUTS) {
       assertThat(Options.parse("--input", input.name()).reportInput.name()).isEqualTo(input.name());
@@ -141,8 +174,8 @@ class OptionsTest {
 
   @Test
   void kyvernoFlagsAreRefusedNamingTheFlagAndTheReason() {
-    assertThat(refusal("--input", "gatekeeper"))
-        .isEqualTo("--input: unknown input 'gatekeeper', expected tally, kyverno or trivy");
+    assertThat(refusal("--input", "opa"))
+        .isEqualTo("--input: unknown input 'opa', expected tally, kyverno, trivy or gatekeeper");
     assertThat(refusal("--intermediate-reports", "keep"))
         .isEqualTo("--intermediate-reports: applies only with --input kyverno");
     assertThat(refusal("--adoption-grace", "1m"))

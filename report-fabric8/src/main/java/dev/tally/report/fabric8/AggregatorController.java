@@ -9,6 +9,7 @@ import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.InputLifecycle;
 import dev.tally.report.fabric8.input.LivenessWatch;
 import dev.tally.report.fabric8.input.ReportInput;
+import dev.tally.report.fabric8.input.StatementSource;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -60,6 +61,7 @@ public final class AggregatorController implements AutoCloseable {
   private final WriteScheduler scheduler;
   private final PartialReportFeed feed;
   private final InputLifecycle lifecycle;
+  private final @Nullable StatementSource source;
   private final @Nullable LivenessWatch policies;
   private final StallRule stalls;
   private final FreshnessTracker freshness;
@@ -86,14 +88,23 @@ public final class AggregatorController implements AutoCloseable {
     ReportInput input = b.input;
     RefusedCopies copies = new RefusedCopies(b.maxRefusedCopiesPerNamespace, b.maxRefusedCopies);
     ClockRule clockRule = ClockRule.allowing(b.maxClockSkew);
-    this.lifecycle =
-        input.lifecycle(
-            new InputContext(b.client, calls, b.metrics, b.clock, clockRule, this::now));
+    InputContext context =
+        new InputContext(b.client, calls, b.metrics, b.clock, clockRule, this::now);
+    this.lifecycle = input.lifecycle(context);
+    this.source = input.statementSource(context).orElse(null);
     RejectionEvents rejections =
         new RejectionEvents(b.client, calls, b.metrics, b.clock, b.emitEvents);
     this.ledger =
         new PartialReportLedger(
-            input, lifecycle, rejections, copies, b.metrics, this::now, clockRule, this::changed);
+            input,
+            lifecycle,
+            source,
+            rejections,
+            copies,
+            b.metrics,
+            this::now,
+            clockRule,
+            this::changed);
     this.scheduler =
         new WriteScheduler(
             thread,
@@ -180,6 +191,9 @@ public final class AggregatorController implements AutoCloseable {
       thread.every(resyncPeriod, this::periodicResync);
     }
     lifecycle.adoptionRetry().ifPresent(every -> thread.every(every, ledger::adoptPending));
+    if (source != null) {
+      thread.every(source.period(), ledger::pollSource);
+    }
     if (elector == null) {
       leading = true;
       thread.submit(this::becomeLeader);

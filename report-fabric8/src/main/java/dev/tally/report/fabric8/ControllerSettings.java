@@ -59,9 +59,8 @@ abstract class ControllerSettings<B extends ControllerSettings<B>> extends ApiCl
 
   /**
    * What to read: Tally's own partial reports ({@link PartialReportsInput}) by default, or another
-   * input such as {@link dev.tally.report.fabric8.kyverno.KyvernoInput} (Kyverno's intermediate
-   * reports) or {@link dev.tally.report.fabric8.trivy.TrivyInput} (trivy-operator's config audit
-   * reports). The aggregator names it as its input ({@code
+   * input (Kyverno's intermediate reports, trivy-operator's config audit reports, Gatekeeper's
+   * audit export, or one of the user's own). The aggregator names it as its input ({@code
    * ReportAggregator.builder().input(input.name())}; Kyverno's layout, which names no input, may
    * leave the default), and {@link AggregatorController.Builder#build} asks the input whether it
    * can feed the aggregator ({@link ReportInput#checkAggregator}).

@@ -13,6 +13,7 @@ import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.input.InputLifecycle;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.input.Statement;
+import dev.tally.report.fabric8.input.StatementSource;
 import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.merge.publish.ClockRule;
 import dev.tally.report.merge.publish.SubjectIndex;
@@ -69,13 +70,24 @@ final class PartialReportLedger {
   /** Objects refused at a cap, tried again by the next periodic re-list ({@link #retryRefused}). */
   private final Set<String> refusedAtCap = new HashSet<>();
 
+  /** The input's source of statements that are not objects, or null. */
+  private final @Nullable StatementSource source;
+
+  /**
+   * Whether the owned aggregates were observed in this term (the input's seeds applied): the source
+   * is polled only from then on, so that what it states is measured against what the cluster held.
+   */
+  private boolean observedThisTerm;
+
   /**
    * @param lifecycle what happens to {@code input}'s objects around the merge ({@link
    *     InputLifecycle#NONE} when nothing does)
+   * @param source the input's statements that are not objects, or null
    */
   PartialReportLedger(
       ReportInput input,
       InputLifecycle lifecycle,
+      @Nullable StatementSource source,
       RejectionEvents rejections,
       RefusedCopies copies,
       TallyMetrics metrics,
@@ -84,6 +96,7 @@ final class PartialReportLedger {
       Runnable changed) {
     this.input = input;
     this.lifecycle = lifecycle;
+    this.source = source;
     this.rejections = rejections;
     this.copies = copies;
     this.metrics = metrics;
@@ -104,7 +117,11 @@ final class PartialReportLedger {
     subjects.clear();
     handledVersions.clear();
     refusedAtCap.clear();
+    observedThisTerm = false;
     lifecycle.termEnded();
+    if (source != null) {
+      source.termEnded();
+    }
   }
 
   /** The aggregator of the current term, or null between terms. */
@@ -305,6 +322,42 @@ final class PartialReportLedger {
           .ifPresentOrElse(
               this::delete, () -> deleteSubject(gone.namespace(), gone.uid(), now.get()));
       LOG.debug("subject {}/{} is gone with its report", gone.namespace(), gone.uid());
+    }
+    if (!observedThisTerm) {
+      observedThisTerm = true;
+      pollSource(); // before the term's first diff, which follows this
+    }
+  }
+
+  /**
+   * Applies what the input's {@link StatementSource} states that is new, once the term observed the
+   * owned aggregates; a statement refused is logged and counted, and the others apply.
+   */
+  void pollSource() {
+    ReportAggregator agg = aggregator;
+    if (agg == null || source == null || !observedThisTerm) {
+      return;
+    }
+    List<PartialReport> stated = source.poll(agg::aggregates);
+    int applied = 0;
+    for (PartialReport p : stated) {
+      try {
+        PartialReport partial = clock.check(p, now.get());
+        agg.apply(partial);
+        track(partial);
+        metrics.partialApplied();
+        applied++;
+      } catch (InvalidReportException e) {
+        metrics.partialRejected(RejectionReason.of(e));
+        if (e instanceof CapacityExceededException cap) {
+          metrics.capacityReached(cap.cap());
+        }
+        LogFields.about(LOG.atWarn(), p.subject())
+            .log("a statement of the input's source is refused: {}", e.getMessage());
+      }
+    }
+    if (applied > 0) {
+      changed.run();
     }
   }
 

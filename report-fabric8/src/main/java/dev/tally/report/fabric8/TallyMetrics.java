@@ -59,8 +59,7 @@ public interface TallyMetrics {
 
   /**
    * An input object was deleted after what it said was written (an input whose lifecycle deletes
-   * merged objects, such as Kyverno's intermediate reports with {@code
-   * KyvernoInput.Lifecycle.DELETE_AFTER_MERGE}).
+   * merged objects, such as Kyverno's intermediate reports by default).
    */
   default void inputObjectDeleted() {}
 
@@ -98,7 +97,8 @@ public interface TallyMetrics {
 
   /**
    * Why the aggregator reads one resource that an input object names (by name, metadata only, and
-   * only for the kinds its input may read, such as {@code KyvernoInput.adoptionKinds()}).
+   * only for the kinds its input was told its role may read: {@link
+   * dev.tally.report.fabric8.input.ResourceLookups}).
    */
   enum Lookup {
     /** To learn the uid of what an input object names (a Kyverno admission report). */
@@ -126,7 +126,7 @@ public interface TallyMetrics {
 
   /**
    * A lookup was not made: the resource's kind is not among those its input may read (what the
-   * aggregator's role grants, such as {@code KyvernoInput.adoptionKinds()}).
+   * aggregator's role grants, which the input was told).
    */
   default void resourceLookupSkipped(Lookup lookup) {}
 

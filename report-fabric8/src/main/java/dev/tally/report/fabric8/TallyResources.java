@@ -28,7 +28,8 @@ public final class TallyResources {
   /**
    * The ClusterRoles {@code tally-kyverno-aggregator} (bind cluster-wide) and {@code
    * tally-kyverno-aggregator-lease} (bind in the Lease's namespace): what the aggregator needs when
-   * it reads Kyverno's intermediate reports ({@code KyvernoInput}) and writes Kyverno's reports.
+   * it reads Kyverno's intermediate reports (the {@code kyverno} input) and writes Kyverno's
+   * reports.
    */
   public static final String KYVERNO_RBAC = "META-INF/tally/rbac/kyverno-aggregator.yaml";
 

@@ -61,6 +61,7 @@ class KyvernoLedgerTest {
         new PartialReportLedger(
             settings,
             settings.lifecycle(new InputContext(client, calls, metrics, clock, clockRule, now)),
+            null,
             new RejectionEvents(client, calls, metrics, clock, false),
             new RefusedCopies(1_000, 20_000),
             metrics,

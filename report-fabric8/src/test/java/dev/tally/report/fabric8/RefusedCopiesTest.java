@@ -69,6 +69,7 @@ class RefusedCopiesTest {
         new PartialReportLedger(
             input,
             InputLifecycle.NONE,
+            null,
             new RejectionEvents(client, calls, metrics, clock, true),
             copies,
             metrics,

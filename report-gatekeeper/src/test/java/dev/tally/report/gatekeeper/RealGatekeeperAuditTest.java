@@ -2,21 +2,19 @@ package dev.tally.report.gatekeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.Grouping;
-import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
-import dev.tally.report.api.Result;
-import dev.tally.report.api.ResultStatus;
-import dev.tally.report.api.Subject;
+import dev.tally.report.fabric8.AggregatorController;
+import dev.tally.report.fabric8.RealServer;
+import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.merge.gatekeeper.AuditRun;
 import dev.tally.report.merge.gatekeeper.ExportLine;
 import dev.tally.report.merge.gatekeeper.GatekeeperMapping;
+import dev.tally.testenv.AuditLog;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.ChildProcess;
 import dev.tally.testenv.RealGatekeeper;
 import dev.tally.testenv.RealKubernetes;
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
@@ -31,9 +29,10 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
@@ -44,12 +43,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Gatekeeper's own audit, built from its Go module and run as its chart runs it with the disk
- * export on, against the real control plane: what it writes is what {@link GatekeeperExport} and
- * report-merge's rule read. A constraint of the test's own template finds more violations than the
- * constraint's status holds (the chart's cap of 20): the run's file holds every one, under the run
- * id the status names, and the rule states every one as a failed result about the resource's uid.
- * The next runs retract a violation fixed since and the results of a deleted resource.
+ * The Gatekeeper input's scenario, against Gatekeeper's own audit built from its Go module and run
+ * as its chart runs it with the disk export on, on the real control plane, with an {@link
+ * AggregatorController} reading the export's directory beside it. A constraint of the test's own
+ * template finds more violations than the constraint's status holds (the chart's cap of 20): the
+ * run's file holds every one under the run id the status names, and the namespace's PolicyReport
+ * every one as a failed result about the resource's uid. A later run retracts a violation fixed
+ * since and the results of a deleted resource; a run that finds what the last found writes no
+ * report (counted from the audit log).
  */
 @ExtendWith(RealKubernetes.class)
 class RealGatekeeperAuditTest {
@@ -74,6 +75,7 @@ class RealGatekeeperAuditTest {
       RealKubernetes.Cluster cluster) throws Exception {
     RealGatekeeper gatekeeper = RealGatekeeper.install(cluster.env());
     KubernetesClient admin = cluster.admin();
+    RealServer.installCrds(admin);
     String ns = cluster.namespace();
     // the namespace's own ConfigMap, which violates too, is there before the audit starts
     Await.until(
@@ -81,6 +83,8 @@ class RealGatekeeperAuditTest {
         () -> admin.configMaps().inNamespace(ns).withName("kube-root-ca.crt").get() != null,
         WAIT);
     Path exportPath = Path.of("target", "gatekeeper", "export-" + ns).toAbsolutePath();
+    // a namespace's name can come again in a later build: its runs are not this one's
+    deleteRecursively(exportPath);
     GatekeeperExport export = new GatekeeperExport(exportPath.resolve(RealGatekeeper.CHANNEL));
     for (int i = 0; i < STATUS_CAP + 5; i++) {
       configMap(admin, ns, String.format("unlabelled-%02d", i), Map.of());
@@ -89,7 +93,24 @@ class RealGatekeeperAuditTest {
     String constraint = "owner-" + ns;
     String policy = GatekeeperMapping.policy("TallyRequiredLabel", constraint);
 
-    try (ChildProcess audit = gatekeeper.startAudit(exportPath, Duration.ofSeconds(3))) {
+    CountingApplied metrics = new CountingApplied();
+    try (ChildProcess audit = gatekeeper.startAudit(exportPath, Duration.ofSeconds(3));
+        AggregatorController controller =
+            AggregatorController.builder(admin)
+                .aggregator(
+                    () ->
+                        ReportAggregator.builder()
+                            .grouping(Grouping.perNamespace())
+                            .input("gatekeeper")
+                            .build())
+                .input(
+                    GatekeeperInput.reading(export.channel())
+                        .withPollPeriod(Duration.ofMillis(500))
+                        .withLookupKinds(Set.of("configmaps")))
+                .metrics(metrics)
+                .flushWindow(Duration.ofMillis(100))
+                .build()
+                .start()) {
       try (InputStream in =
           RealGatekeeperAuditTest.class.getResourceAsStream(
               "/gatekeeper/tallyrequiredlabel-template.yaml")) {
@@ -151,11 +172,11 @@ class RealGatekeeperAuditTest {
         assertThat(v.message()).isEqualTo(v.resourceName() + " has no label " + LABEL);
       }
 
-      // the rule states every violation as a failed result about its resource's uid
-      ReportAggregator aggregator =
-          ReportAggregator.builder().grouping(Grouping.perNamespace()).build();
-      apply(aggregator, admin, first.run(), policy);
-      assertThat(failing(aggregator, ns, policy)).isEqualTo(uidsOf(admin, ns, violating));
+      // beside it, the aggregator's report of the namespace holds every violation as a failed
+      // result about its resource's uid: 26 where the constraint's status holds 20
+      Set<String> uids = uidsOf(admin, ns, violating);
+      awaitReported(admin, audit, ns, policy, uids);
+      assertThat(reported(admin, ns, policy)).hasSize(violating.size()).isEqualTo(uids);
 
       // one resource is fixed, another deleted: a later run retracts both
       admin
@@ -178,9 +199,34 @@ class RealGatekeeperAuditTest {
       Observed later =
           awaitRun(admin, export, constraint, audit, o -> o.run().id().compareTo(begun) > 0);
       assertThat(namesOf(later.run(), constraint)).isEqualTo(left);
-      apply(aggregator, admin, later.run(), policy);
-      assertThat(failing(aggregator, ns, policy)).isEqualTo(uidsOf(admin, ns, left));
       assertThat(later.totalViolations()).isEqualTo(left.size());
+      awaitReported(admin, audit, ns, policy, uidsOf(admin, ns, left));
+
+      // a run that finds what the last found writes nothing (counted from the audit log, from a
+      // mark taken once what was due is written, to a marker request made after the run was
+      // stated)
+      controller.flushNow().get(60, TimeUnit.SECONDS);
+      AuditLog log = AuditLog.of(cluster.env());
+      long mark = log.mark();
+      long appliedBefore = metrics.applied.get();
+      String stated = newestRunBegun(export);
+      Observed again =
+          awaitRun(admin, export, constraint, audit, o -> o.run().id().compareTo(stated) > 0);
+      assertThat(namesOf(again.run(), constraint)).isEqualTo(left);
+      await(
+          audit,
+          "the aggregator stated run " + again.run().id(),
+          () -> metrics.applied.get() >= appliedBefore + left.size());
+      controller.flushNow().get(60, TimeUnit.SECONDS);
+      log.awaitMarker(admin, ns);
+      assertThat(
+              log.since(mark).stream()
+                  .filter(e -> e.resource().endsWith("policyreports"))
+                  .filter(e -> !Set.of("get", "list", "watch").contains(e.verb()))
+                  .map(AuditLog.Event::verbAndResource))
+          .as("writes of reports after a run that found what the last found")
+          .isEmpty();
+      assertThat(reported(admin, ns, policy)).isEqualTo(uidsOf(admin, ns, left));
     } finally {
       admin.genericKubernetesResources(CONSTRAINTS).withName(constraint).delete();
     }
@@ -284,38 +330,56 @@ class RealGatekeeperAuditTest {
     }
   }
 
-  private static void apply(
-      ReportAggregator aggregator, KubernetesClient admin, AuditRun.Finished run, String policy) {
-    GatekeeperMapping.Statements s =
-        GatekeeperMapping.statements(
-            run, aggregator.aggregates(), Set.of(policy), subject -> uidOf(admin, subject));
-    assertThat(s.refused()).isEmpty();
-    for (PartialReport report : s.reports()) {
-      aggregator.apply(report);
+  /** Counts the partial reports the aggregator accepted. */
+  private static final class CountingApplied implements TallyMetrics {
+    final AtomicLong applied = new AtomicLong();
+
+    @Override
+    public void partialApplied() {
+      applied.incrementAndGet();
     }
   }
 
-  private static Optional<String> uidOf(KubernetesClient admin, Subject subject) {
-    if (!subject.kind().equals("ConfigMap")) {
-      // the run holds other tests' resources too when their constraints are loaded; none here
-      throw new IllegalStateException("no lookup for " + subject.display());
-    }
-    ConfigMap c =
-        admin.configMaps().inNamespace(subject.namespace()).withName(subject.name()).get();
-    return Optional.ofNullable(c).map(m -> m.getMetadata().getUid());
+  /** Waits until the namespace's reports hold {@code uids}' failed results of {@code policy}. */
+  private static void awaitReported(
+      KubernetesClient admin, ChildProcess audit, String ns, String policy, Set<String> uids) {
+    await(
+        audit,
+        "the namespace's report holds the failed results of " + uids.size() + " resources",
+        () -> reported(admin, ns, policy).equals(uids));
   }
 
-  /** The uids of the resources of {@code policy}'s failed results in the namespace's reports. */
-  private static Set<String> failing(ReportAggregator aggregator, String ns, String policy) {
-    return aggregator.aggregates().stream()
-        .filter(r -> ns.equals(r.ref().namespace()))
-        .map(AggregateReport::results)
-        .flatMap(List::stream)
-        .filter(r -> r.policy().equals(policy) && r.status() == ResultStatus.FAIL)
-        .map(Result::resources)
-        .flatMap(List::stream)
-        .map(Subject::uid)
-        .collect(Collectors.toCollection(TreeSet::new));
+  /**
+   * The uids of the resources of {@code policy}'s failed results in the namespace's PolicyReports,
+   * as the cluster holds them.
+   */
+  private static Set<String> reported(KubernetesClient admin, String ns, String policy) {
+    Set<String> uids = new TreeSet<>();
+    for (GenericKubernetesResource report :
+        admin
+            .genericKubernetesResources("wgpolicyk8s.io/v1alpha2", "PolicyReport")
+            .inNamespace(ns)
+            .list()
+            .getItems()) {
+      Object results = report.getAdditionalProperties().get("results");
+      if (!(results instanceof List<?> list)) {
+        continue;
+      }
+      for (Object r : list) {
+        if (r instanceof Map<?, ?> result
+            && policy.equals(result.get("policy"))
+            && "fail".equals(result.get("result"))
+            && GatekeeperMapping.SOURCE.equals(result.get("source"))
+            && result.get("resources") instanceof List<?> resources) {
+          for (Object resource : resources) {
+            if (resource instanceof Map<?, ?> m && m.get("uid") instanceof String uid) {
+              uids.add(uid);
+            }
+          }
+        }
+      }
+    }
+    return uids;
   }
 
   private static Set<String> uidsOf(KubernetesClient admin, String ns, Set<String> names) {
@@ -391,5 +455,16 @@ class RealGatekeeperAuditTest {
   private static @Nullable Map<String, Object> map(Map<String, Object> from, String key) {
     Object v = from.get(key);
     return v instanceof Map<?, ?> m ? (Map<String, Object>) m : null;
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> all = Files.walk(dir)) {
+      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 }

@@ -40,7 +40,10 @@ public interface ReportInput {
    */
   String name();
 
-  /** The kinds read; the first is the one {@link #checkAccess} lists. */
+  /**
+   * The kinds read, whose objects {@link #decode} reads; the first is the one {@link #checkAccess}
+   * lists. Empty for an input whose statements all come from its {@link #statementSource}.
+   */
   List<InputKind> kinds(KubernetesClient client);
 
   /**
@@ -59,6 +62,15 @@ public interface ReportInput {
   }
 
   /**
+   * Statements that come from elsewhere than the kinds read, such as files a producer writes, made
+   * once per controller: none by default. An input with a source may read no kind at all ({@link
+   * #kinds} empty); it then overrides {@link #checkAccess}.
+   */
+  default Optional<StatementSource> statementSource(InputContext context) {
+    return Optional.empty();
+  }
+
+  /**
    * A watch on which policies are live, made once per controller; answers go to {@code live}. None
    * by default: every policy is live.
    */
@@ -74,12 +86,16 @@ public interface ReportInput {
   default void checkAggregator(AggregatorConfig config) {}
 
   /**
-   * Makes, once, a LIST of one object of the first kind read.
+   * Makes, once, a LIST of one object of the first kind read (nothing when none is read).
    *
    * @throws RequestFailedException naming the LIST, if it failed for good
    */
   default void checkAccess(KubernetesClient client, ApiCalls calls) {
-    InputKind first = kinds(client).get(0);
+    List<InputKind> kinds = kinds(client);
+    if (kinds.isEmpty()) {
+      return; // nothing read from the cluster: the input checks what it reads itself
+    }
+    InputKind first = kinds.get(0);
     String what = "list " + first.plural();
     try {
       calls.call(what, () -> first.page().apply(new ListOptionsBuilder().withLimit(1L).build()));

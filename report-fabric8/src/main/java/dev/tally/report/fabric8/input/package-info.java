@@ -1,13 +1,18 @@
 /**
  * What the controller reads, as a plug-in: a {@link dev.tally.report.fabric8.input.ReportInput}
- * names the kinds to watch, says what one object states, and may own what happens to its objects
- * around the merge ({@link dev.tally.report.fabric8.input.InputLifecycle}) and which policies are
- * live ({@link dev.tally.report.fabric8.input.LivenessWatch}). The controller, its ledger and
- * {@link dev.tally.report.fabric8.TallyMetrics} know nothing of any one input.
+ * names the kinds to watch and says what one object states, or has a {@link
+ * dev.tally.report.fabric8.input.StatementSource} that states many subjects at once from elsewhere
+ * (files); it may own what happens to its objects around the merge ({@link
+ * dev.tally.report.fabric8.input.InputLifecycle}) and which policies are live ({@link
+ * dev.tally.report.fabric8.input.LivenessWatch}), and use the shared adoption service ({@link
+ * dev.tally.report.fabric8.input.ResourceLookups}) to learn the uid of a resource its producer
+ * names without one. The controller, its ledger and {@link dev.tally.report.fabric8.TallyMetrics}
+ * know nothing of any one input.
  *
  * <p>Implementations: Tally's own partial reports ({@code dev.tally.report.fabric8.partials}, the
- * default), Kyverno's intermediate reports ({@code dev.tally.report.fabric8.kyverno}) and
- * trivy-operator's config audit reports ({@code dev.tally.report.fabric8.trivy}).
+ * default), Kyverno's intermediate reports ({@code dev.tally.report.fabric8.kyverno}),
+ * trivy-operator's config audit reports ({@code dev.tally.report.fabric8.trivy}) and, in a module
+ * of its own, Gatekeeper's audit export ({@code dev.tally.report.gatekeeper}).
  */
 @NullMarked
 package dev.tally.report.fabric8.input;

@@ -6,6 +6,7 @@ import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.input.ResourceLookups;
 import dev.tally.report.fabric8.internal.RateLimitedLog;
 import java.time.Clock;
 import java.time.Duration;

@@ -7,6 +7,7 @@ import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.input.ResourceLookups;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.fabric8.internal.RateLimitedLog;
@@ -109,7 +110,7 @@ final class IntermediateReports {
     this.settings = settings;
     this.metrics = metrics;
     this.clock = clock;
-    this.lookups = new ResourceLookups(client, calls, settings);
+    this.lookups = new ResourceLookups(client, calls, settings.adoptionKinds());
     this.warnings = new RateLimitedLog(LOG, clock, Duration.ofMinutes(1));
     this.requests = new ReportRequests(client, calls);
     this.goneChecks = new GoneChecks(lookups, settings, metrics, clock, warnings);

@@ -16,6 +16,7 @@ import dev.tally.report.fabric8.RealKyvernoTest;
 import dev.tally.report.fabric8.RealServer;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.VirtualTime;
+import dev.tally.report.fabric8.input.ResourceLookups;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;

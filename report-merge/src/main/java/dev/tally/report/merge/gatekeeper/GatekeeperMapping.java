@@ -9,6 +9,7 @@ import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.merge.names.KubernetesNames;
+import dev.tally.report.merge.publish.ClockRule;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -63,6 +64,12 @@ public final class GatekeeperMapping {
 
   /** The producer of every partial report. */
   public static final String PRODUCER = "gatekeeper/audit";
+
+  /**
+   * The producer of a seed ({@link #seeds}): before {@value #PRODUCER} in the order of producers,
+   * so that a run of the same second as the result a seed holds outranks it.
+   */
+  public static final String SEED_PRODUCER = "gatekeeper/aggregate";
 
   /** The property holding the constraint's enforcement action. */
   public static final String ACTION = "enforcementAction";
@@ -179,6 +186,94 @@ public final class GatekeeperMapping {
       }
     }
     return new Statements(reports, refusals);
+  }
+
+  /**
+   * What the aggregates an aggregator wrote before state, as partial reports to seed a fresh
+   * aggregator with, so that a restart with no run to read (the export's directory is emptied with
+   * its Pod) keeps what earlier runs stated instead of writing it away, and the next run retracts
+   * against it. One partial report per resource that {@value #SOURCE}'s results name with a uid, of
+   * producer {@value #SEED_PRODUCER}, covering exactly the (source, policy) pairs of its results,
+   * with those results (a result split over several aggregates is one), observed at the latest of
+   * their timestamps and no later than {@code now} ({@link ClockRule#seed}).
+   *
+   * <p>Whoever may write PolicyReports in a namespace can write one that looks like Tally's, so a
+   * result speaks only for its own namespace: one about a resource of another namespace (or a
+   * namespaced report about a cluster-scoped resource, and the reverse) is refused, and so is a
+   * resource with a result stamped beyond what {@code clock} accepts; the others seed.
+   *
+   * @param owned the aggregates as the cluster holds them
+   * @param clock the rule every partial report passes
+   * @param now the aggregator's clock as they were read
+   */
+  public static Statements seeds(
+      Collection<AggregateReport> owned, ClockRule clock, Timestamp now) {
+    InvalidReportException.requireNoNulls("owned", owned);
+    InvalidReportException.requireNonNull("clock", clock);
+    InvalidReportException.requireNonNull("now", now);
+    Map<String, Subject> subjects = new TreeMap<>();
+    Map<String, Set<Result>> results = new TreeMap<>();
+    Map<String, Refusal> refused = new TreeMap<>();
+    for (AggregateReport aggregate : owned) {
+      for (Result r : aggregate.results()) {
+        if (!r.source().equals(SOURCE)) {
+          continue;
+        }
+        List<Subject> resources =
+            r.resources().isEmpty() ? aggregate.scope().stream().toList() : r.resources();
+        for (Subject s : resources) {
+          if (s.uid().isEmpty()) {
+            continue;
+          }
+          String key = s.namespace() + "/" + s.uid();
+          if (!s.namespace().equals(aggregate.ref().namespace())) {
+            refused.put(
+                key,
+                new Refusal(
+                    s.display(),
+                    "a result in "
+                        + aggregate.ref()
+                        + " names it: a report speaks only for its own namespace"));
+            continue;
+          }
+          subjects.putIfAbsent(key, s);
+          results
+              .computeIfAbsent(key, k -> new java.util.LinkedHashSet<>())
+              .add(r.toBuilder().resources(List.of()).build());
+        }
+      }
+    }
+    List<PartialReport> seeds = new ArrayList<>();
+    for (var e : results.entrySet()) {
+      if (refused.containsKey(e.getKey())) {
+        continue;
+      }
+      Set<CoverageKey> coverage = new TreeSet<>();
+      Timestamp latest = Timestamp.EPOCH;
+      for (Result r : e.getValue()) {
+        coverage.add(r.coverageKey());
+        Timestamp t = r.timestamp().orElse(Timestamp.EPOCH);
+        if (t.compareTo(latest) > 0) {
+          latest = t;
+        }
+      }
+      Subject subject = subjects.get(e.getKey());
+      try {
+        seeds.add(
+            clock.seed(
+                PartialReport.builder()
+                    .producer(SEED_PRODUCER)
+                    .subject(subject)
+                    .coverage(coverage)
+                    .results(List.copyOf(e.getValue()))
+                    .observedAt(latest)
+                    .build(),
+                now));
+      } catch (InvalidReportException ex) {
+        refused.put(e.getKey(), new Refusal(subject.display(), ex.getMessage()));
+      }
+    }
+    return new Statements(seeds, List.copyOf(refused.values()));
   }
 
   /**

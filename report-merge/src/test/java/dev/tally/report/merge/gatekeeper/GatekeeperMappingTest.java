@@ -13,6 +13,7 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.merge.publish.ClockRule;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -432,5 +433,99 @@ class GatekeeperMappingTest {
                       throw new IllegalStateException("the cache of Pods has not synced");
                     }))
         .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void seedsFromTheAggregatesHoldWhatTheRunsStatedAndTheSameRunAppliedAgainChangesNothing() {
+    AuditRun.Finished first =
+        finished(
+            podViolation("owner", "a", "m1"),
+            podViolation("team", "a", "m2"),
+            podViolation("team", "b", "m3"));
+    ReportAggregator before = afterFirstRun(first);
+    ClockRule clock = ClockRule.allowing(java.time.Duration.ofMinutes(5));
+    Timestamp now = STARTED.plusSeconds(60);
+
+    GatekeeperMapping.Statements seeds = GatekeeperMapping.seeds(before.aggregates(), clock, now);
+    assertThat(seeds.refused()).isEmpty();
+    assertThat(shown(seeds))
+        .containsExactly(
+            "uid-a 2 [K8sRequiredLabels/owner, K8sRequiredLabels/team]",
+            "uid-b 1 [K8sRequiredLabels/team]");
+    assertThat(seeds.reports())
+        .allSatisfy(
+            p -> {
+              assertThat(p.producer()).isEqualTo(GatekeeperMapping.SEED_PRODUCER);
+              assertThat(p.observedAt()).isEqualTo(STARTED);
+            });
+    ReportAggregator restarted = aggregator();
+    apply(restarted, seeds);
+    assertThat(restarted.aggregates()).isEqualTo(before.aggregates());
+
+    // the run the seeds came from, read again (its file is still there): it wins the tie with the
+    // seeds it made (same second, same generation) and holds the same
+    apply(
+        restarted,
+        GatekeeperMapping.statements(
+            first, restarted.aggregates(), BOTH, GatekeeperMappingTest::byName));
+    assertThat(restarted.aggregates()).isEqualTo(before.aggregates());
+
+    // a later run that names only b retracts a's confirmed results, seeded
+    apply(
+        restarted,
+        GatekeeperMapping.statements(
+            later(300, podViolation("team", "b", "m3")),
+            restarted.aggregates(),
+            BOTH,
+            GatekeeperMappingTest::byName));
+    assertThat(held(restarted)).containsExactly("uid-b K8sRequiredLabels/team m3");
+  }
+
+  @Test
+  void aSeedOfTheSameSecondLosesToTheRunThatRetractsIt() {
+    ReportAggregator aggregator = aggregator();
+    apply(
+        aggregator,
+        GatekeeperMapping.seeds(
+            afterFirstRun(finished(podViolation("owner", "a", "m1"))).aggregates(),
+            ClockRule.allowing(java.time.Duration.ofMinutes(5)),
+            STARTED));
+    assertThat(held(aggregator)).containsExactly("uid-a K8sRequiredLabels/owner m1");
+    // a second run of the same second (the file's second run) that names nobody
+    apply(
+        aggregator,
+        GatekeeperMapping.statements(
+            new AuditRun.Finished(ID, STARTED, 1, List.of()),
+            aggregator.aggregates(),
+            BOTH,
+            GatekeeperMappingTest::byName));
+    assertThat(held(aggregator)).isEmpty();
+    assertThat(GatekeeperMapping.SEED_PRODUCER).isLessThan(GatekeeperMapping.PRODUCER);
+  }
+
+  @Test
+  void aResultNamingAResourceOfAnotherNamespaceSeedsNothingOfThatResource() {
+    var forged =
+        afterFirstRun(finished(podViolation("owner", "a", "m1"))).aggregates().stream()
+            .map(
+                a ->
+                    new dev.tally.report.api.AggregateReport(
+                        new dev.tally.report.api.ReportRef(
+                            a.ref().kind(), "team-b", a.ref().name()),
+                        a.labels(),
+                        a.scope(),
+                        a.owner(),
+                        a.configuration(),
+                        a.results(),
+                        a.summary(),
+                        a.contentHash()))
+            .toList();
+    GatekeeperMapping.Statements seeds =
+        GatekeeperMapping.seeds(
+            forged, ClockRule.allowing(java.time.Duration.ofMinutes(5)), STARTED);
+    assertThat(seeds.reports()).isEmpty();
+    assertThat(seeds.refused())
+        .singleElement()
+        .satisfies(r -> assertThat(r.reason()).contains("only for its own namespace"));
   }
 }

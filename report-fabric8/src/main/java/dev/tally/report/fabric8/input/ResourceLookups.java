@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8.kyverno;
+package dev.tally.report.fabric8.input;
 
 import dev.tally.report.api.Subject;
 import dev.tally.report.fabric8.ApiInterruptedException;
@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -25,25 +26,27 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the uid of one resource a Kyverno report names, for adoption and for the gone-check of
- * {@link IntermediateReports}. The names come from reports a namespace admin may write, so it reads
- * as little as it can: one GET by name, of the metadata only ({@code PartialObjectMetadata}, asked
- * for with the {@code Accept} header; fabric8 7.x has no call for it, so the request is made on the
- * client's own HTTP client, with its authentication), and only of the resources of {@link
- * KyvernoInput#adoptionKinds()}, which the aggregator's role may read. Anything else is never asked
- * for. A failure is never "not found": only the server's 404 for that object is.
+ * Adoption, the service every input whose producer names a resource without its uid shares: reads
+ * the uid of the resource a statement names (Kyverno's admission reports, for adoption and for the
+ * gone-check; Gatekeeper's audit export, which carries no uid). The names come from objects or
+ * files a tenant may write, so it reads as little as it can: one GET by name, or one LIST of a
+ * collection, of the metadata only ({@code PartialObjectMetadata}, asked for with the {@code
+ * Accept} header; fabric8 7.x has no call for it, so the request is made on the client's own HTTP
+ * client, with its authentication), and only of the resources the input was told its role may read
+ * ({@code readable}). Anything else is never asked for. A failure is never "not found": only the
+ * server's 404 for that object is.
  *
  * <p>The plural of a kind comes from the report's label when it names one, else from discovery (one
  * request per group/version and term, and only for a group some adoption kind is in). Confined to
  * the aggregator thread.
  */
-final class ResourceLookups {
+public final class ResourceLookups {
   /** The media type of a metadata-only answer. */
-  static final String METADATA_ONLY =
+  public static final String METADATA_ONLY =
       "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 
   /** The media type of a metadata-only LIST. */
-  static final String METADATA_LIST =
+  public static final String METADATA_LIST =
       "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
 
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
@@ -52,7 +55,7 @@ final class ResourceLookups {
   private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]*");
 
   /** What a lookup found. */
-  sealed interface Outcome {
+  public sealed interface Outcome {
     /** The resource exists, with this uid. */
     record Found(String uid) implements Outcome {}
 
@@ -71,7 +74,7 @@ final class ResourceLookups {
 
   private final KubernetesClient client;
   private final ApiCalls calls;
-  private final KyvernoInput settings;
+  private final Set<String> readable;
 
   /**
    * Kind to plural, by group/version, as discovery answered in this term; at most {@link
@@ -80,16 +83,27 @@ final class ResourceLookups {
   private final Map<String, Map<String, String>> discovered = new HashMap<>();
 
   /** Group/versions whose discovery is remembered; past it, all are forgotten and asked again. */
-  static final int MAX_DISCOVERED = 64;
+  public static final int MAX_DISCOVERED = 64;
 
-  ResourceLookups(KubernetesClient client, ApiCalls calls, KyvernoInput settings) {
+  /**
+   * @param client the controller's client
+   * @param calls the controller's budgeted, retried calls
+   * @param readable the resources that may be read, as {@code <plural>} (core group) or {@code
+   *     <plural>.<group>}: the role's grants of {@code get} (and {@code list} for {@link #uidsOf})
+   */
+  public ResourceLookups(KubernetesClient client, ApiCalls calls, Set<String> readable) {
     this.client = client;
     this.calls = calls;
-    this.settings = settings;
+    this.readable = Set.copyOf(readable);
+  }
+
+  /** Whether {@code plural} of {@code group} ("" for the core group) may be read. */
+  public boolean mayRead(String group, String plural) {
+    return readable.contains(group.isEmpty() ? plural : plural + "." + group);
   }
 
   /** Forgets what discovery said: a new term asks again. */
-  void clear() {
+  public void clear() {
     discovered.clear();
   }
 
@@ -114,7 +128,7 @@ final class ResourceLookups {
     if (plural != null && !plural.isEmpty()) {
       resource = plural;
     } else {
-      if (settings.adoptionKinds().stream().noneMatch(k -> groupOf(k).equals(group))) {
+      if (readable.stream().noneMatch(k -> groupOf(k).equals(group))) {
         return new Outcome.Skipped(
             display(subject.kind().toLowerCase(java.util.Locale.ROOT), group));
       }
@@ -133,7 +147,7 @@ final class ResourceLookups {
       }
     }
     String shown = display(resource, group);
-    if (!settings.mayRead(group, resource)) {
+    if (!mayRead(group, resource)) {
       return new Outcome.Skipped(shown);
     }
     return new Collection(
@@ -149,7 +163,7 @@ final class ResourceLookups {
    *
    * @param plural the resource's plural when the report names it, else null (then discovery)
    */
-  Outcome uidOf(Subject subject, @Nullable String plural) {
+  public Outcome uidOf(Subject subject, @Nullable String plural) {
     Object found = collection(subject, plural);
     if (!(found instanceof Collection c)) {
       return (Outcome) found;
@@ -170,7 +184,7 @@ final class ResourceLookups {
   }
 
   /** The page size of {@link #uidsOf}'s LIST. */
-  static final int LIST_PAGE = 500;
+  public static final int LIST_PAGE = 500;
 
   /**
    * The uids of the resources {@code subjects} name, all of one namespace, apiVersion and kind, by
@@ -179,7 +193,7 @@ final class ResourceLookups {
    * Each subject's outcome is {@link Outcome.Found} or {@link Outcome.Absent} by name, or the same
    * {@link Outcome.Skipped} or {@link Outcome.Failed} for all.
    */
-  Map<Subject, Outcome> uidsOf(List<Subject> subjects) {
+  public Map<Subject, Outcome> uidsOf(List<Subject> subjects) {
     Map<Subject, Outcome> out = new LinkedHashMap<>();
     Subject first =
         subjects.stream().filter(s -> SEGMENT.matcher(s.name()).matches()).findFirst().orElse(null);
@@ -261,7 +275,7 @@ final class ResourceLookups {
    * {@code <plural>} or {@code <plural>.<group>}, for log lines and metrics' messages: a kind is a
    * tenant's claim, so control characters are escaped.
    */
-  static String display(String plural, String group) {
+  public static String display(String plural, String group) {
     return dev.tally.report.api.InvalidReportException.printable(
         group.isEmpty() ? plural : plural + "." + group, 300);
   }

@@ -1,0 +1,53 @@
+package dev.tally.report.gatekeeper;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.fabric8.input.InputContext;
+import dev.tally.report.fabric8.input.InputLifecycle;
+import dev.tally.report.merge.gatekeeper.GatekeeperMapping;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the Gatekeeper input's statements need around the merge: the aggregates are the state (a run
+ * is read once, and the export's directory is emptied with its Pod), so the first list of the owned
+ * aggregates in a term seeds the aggregator ({@link GatekeeperMapping#seeds}, report-merge's rule)
+ * and the runs read after it retract against what the cluster held. Nothing is deleted or adopted.
+ */
+final class GatekeeperLifecycle implements InputLifecycle {
+  private static final Logger LOG = LoggerFactory.getLogger(GatekeeperLifecycle.class);
+
+  private final InputContext context;
+
+  /** Whether this term was seeded already. */
+  private boolean seeded;
+
+  GatekeeperLifecycle(InputContext context) {
+    this.context = context;
+  }
+
+  @Override
+  public boolean aggregatesAreTheState() {
+    return true;
+  }
+
+  @Override
+  public void termEnded() {
+    seeded = false;
+  }
+
+  @Override
+  public Observation observed(List<AggregateReport> owned) {
+    if (seeded) {
+      return Observation.NOTHING;
+    }
+    seeded = true;
+    GatekeeperMapping.Statements seeds =
+        GatekeeperMapping.seeds(owned, context.clockRule(), context.now().get());
+    for (GatekeeperMapping.Refusal refused : seeds.refused()) {
+      LOG.warn("{} does not seed the aggregator: {}", refused.resource(), refused.reason());
+    }
+    LOG.info("seeded {} resources from {} owned aggregates", seeds.reports().size(), owned.size());
+    return new Observation(seeds.reports(), List.of());
+  }
+}

@@ -1,0 +1,282 @@
+package dev.tally.report.gatekeeper;
+
+import dev.tally.report.api.AggregateReport;
+import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.api.PartialReport;
+import dev.tally.report.api.Subject;
+import dev.tally.report.fabric8.RequestFailedException;
+import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.input.InputContext;
+import dev.tally.report.fabric8.input.ResourceLookups;
+import dev.tally.report.fabric8.input.StatementSource;
+import dev.tally.report.fabric8.internal.RateLimitedLog;
+import dev.tally.report.merge.gatekeeper.AuditRun;
+import dev.tally.report.merge.gatekeeper.ExportLine;
+import dev.tally.report.merge.gatekeeper.GatekeeperMapping;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Gatekeeper input's statements: at each poll, the newest finished run of the export's
+ * directory, stated by report-merge's rule ({@link GatekeeperMapping#statements}) against what the
+ * aggregator holds, with the constraints whose status names the run as the confirmed ones and the
+ * uids the shared adoption service reads. A run is stated once, and again while more of its
+ * constraints come to name it (Gatekeeper writes the statuses around the time the file is
+ * finished); a file that is not a finished run (still written, cut short, unreadable) is logged
+ * once and states nothing, and the finished run before it is the newest.
+ *
+ * <p>What cannot be read now (the directory, a constraint's status, a uid) states nothing of the
+ * run, and is read again at the next poll. Confined to the aggregator thread.
+ */
+final class GatekeeperRuns implements StatementSource {
+  private static final Logger LOG = LoggerFactory.getLogger(GatekeeperRuns.class);
+
+  /** At most this many files not finished are remembered, so as to log and read each once. */
+  private static final int MAX_NOTED = 1000;
+
+  private final GatekeeperExport export;
+  private final Duration period;
+  private final InputContext context;
+  private final ResourceLookups lookups;
+  private final RateLimitedLog rateLimited;
+
+  /** The run stated last in this term, or null. */
+  private @Nullable Stated stated;
+
+  /** Files that held no finished run, with their size then: read again only once it changed. */
+  private final Map<Path, Long> notFinished = new HashMap<>();
+
+  /** What was stated last: the run, the constraints it confirmed, and whether more may come. */
+  private record Stated(Path file, String id, int ordinal, Set<String> confirmed, boolean final_) {}
+
+  GatekeeperRuns(GatekeeperInput settings, InputContext context) {
+    this.export = new GatekeeperExport(settings.exportDir());
+    this.period = settings.pollPeriod();
+    this.context = context;
+    this.lookups = new ResourceLookups(context.client(), context.calls(), settings.lookupKinds());
+    this.rateLimited = new RateLimitedLog(LOG, context.clock(), Duration.ofMinutes(5));
+  }
+
+  @Override
+  public Duration period() {
+    return period;
+  }
+
+  @Override
+  public void termEnded() {
+    stated = null;
+    lookups.clear();
+  }
+
+  @Override
+  public List<PartialReport> poll(Supplier<List<AggregateReport>> held) {
+    Stated last = stated;
+    List<Path> files;
+    try {
+      files = export.finishedFiles();
+    } catch (IOException e) {
+      rateLimited.warn("list", "cannot list {}: {}", export.channel(), e.toString());
+      return List.of();
+    }
+    if (last != null
+        && !files.isEmpty()
+        && files.get(files.size() - 1).equals(last.file())
+        && last.final_()) {
+      return List.of(); // the newest run was stated, with every constraint it can confirm
+    }
+    Path file = null;
+    AuditRun.Finished run = null;
+    for (int i = files.size() - 1; i >= 0 && run == null; i--) {
+      Path f = files.get(i);
+      if (last != null && f.compareTo(last.file()) < 0) {
+        break; // older than the run stated: superseded
+      }
+      long size = size(f);
+      if (Long.valueOf(size).equals(notFinished.get(f))) {
+        continue;
+      }
+      AuditRun read;
+      try {
+        read = GatekeeperExport.read(f);
+      } catch (IOException e) {
+        rateLimited.warn("read " + f, "cannot read {}: {}", f, e.toString());
+        return List.of();
+      }
+      if (read instanceof AuditRun.Finished finished) {
+        file = f;
+        run = finished;
+      } else {
+        noteNotFinished(f, size, read);
+      }
+    }
+    if (run == null || file == null) {
+      return List.of();
+    }
+
+    Map<String, String> stamps;
+    try {
+      stamps = ConstraintStatuses.auditTimestamps(context.client(), context.calls());
+    } catch (KubernetesClientException e) {
+      rateLimited.warn(
+          "constraints",
+          "run {} is not stated: the constraints' statuses cannot be read: {}",
+          run.id(),
+          RequestFailedException.rootCause(e));
+      return List.of();
+    }
+    Set<String> confirmed = new TreeSet<>();
+    boolean final_ = true;
+    for (var e : stamps.entrySet()) {
+      if (e.getValue().equals(run.id())) {
+        confirmed.add(e.getKey());
+      } else if (e.getValue().isEmpty() || e.getValue().compareTo(run.id()) < 0) {
+        final_ = false; // its status may still come to name this run
+      }
+    }
+    if (last != null
+        && last.file().equals(file)
+        && last.id().equals(run.id())
+        && last.ordinal() == run.ordinal()
+        && last.confirmed().equals(confirmed)) {
+      stated = new Stated(file, run.id(), run.ordinal(), confirmed, final_);
+      return List.of();
+    }
+
+    GatekeeperMapping.Statements statements;
+    try {
+      statements = GatekeeperMapping.statements(run, held.get(), confirmed, uids(run.violations()));
+    } catch (UidUnknown e) {
+      rateLimited.warn(
+          "lookup", "run {} is not stated: {}; it is read again", run.id(), e.getMessage());
+      return List.of();
+    }
+    for (GatekeeperMapping.Refusal refused : statements.refused()) {
+      rateLimited.warn(
+          "refused " + refused.resource(),
+          "run {}: nothing is stated of {}: {}",
+          run.id(),
+          refused.resource(),
+          refused.reason());
+    }
+    stated = new Stated(file, run.id(), run.ordinal(), confirmed, final_);
+    LOG.info(
+        "run {}: {} violations, {} of {} constraints audited, {} resources stated",
+        run.id(),
+        run.violations().size(),
+        confirmed.size(),
+        stamps.size(),
+        statements.reports().size());
+    return statements.reports();
+  }
+
+  /** A file that holds no finished run: logged once while it stays as it is. */
+  private void noteNotFinished(Path f, long size, AuditRun read) {
+    if (notFinished.size() >= MAX_NOTED) {
+      notFinished.clear();
+    }
+    notFinished.put(f, size);
+    if (read instanceof AuditRun.Invalid invalid) {
+      LOG.warn(
+          "{} states nothing: line {}{}: {}",
+          f.getFileName(),
+          invalid.line(),
+          invalid.field().isEmpty() ? "" : ", field " + invalid.field(),
+          invalid.reason());
+    } else if (read instanceof AuditRun.Unfinished unfinished) {
+      LOG.info("{} states nothing yet: {}", f.getFileName(), unfinished.reason());
+    }
+  }
+
+  private static long size(Path f) {
+    try {
+      return Files.size(f);
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  /** A uid that could not be known: nothing of the run is stated. */
+  private static final class UidUnknown extends RuntimeException {
+    UidUnknown(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /**
+   * The uid each resource has now: those the run names read first, one metadata LIST per kind and
+   * namespace naming several (one GET for one), others (held resources the run no longer names) one
+   * GET each when asked.
+   */
+  private java.util.function.Function<Subject, Optional<String>> uids(List<ExportLine> violations) {
+    Map<String, List<Subject>> byCollection = new TreeMap<>();
+    Set<Subject> seen = new java.util.HashSet<>();
+    for (ExportLine v : violations) {
+      Subject s;
+      try {
+        s =
+            Subject.of(
+                v.resourceGroup().isEmpty()
+                    ? v.resourceApiVersion()
+                    : v.resourceGroup() + "/" + v.resourceApiVersion(),
+                v.resourceKind(),
+                v.resourceNamespace(),
+                v.resourceName(),
+                "");
+      } catch (InvalidReportException e) {
+        continue; // the rule refuses it
+      }
+      if (seen.add(s)) {
+        byCollection
+            .computeIfAbsent(
+                s.apiVersion() + " " + s.kind() + " " + s.namespace(), k -> new ArrayList<>())
+            .add(s);
+      }
+    }
+    Map<Subject, ResourceLookups.Outcome> known = new LinkedHashMap<>();
+    for (List<Subject> collection : byCollection.values()) {
+      if (collection.size() == 1) {
+        known.put(collection.get(0), lookups.uidOf(collection.get(0), null));
+      } else {
+        known.putAll(lookups.uidsOf(collection));
+      }
+    }
+    return subject -> {
+      Subject named = subject.withUid("");
+      ResourceLookups.Outcome outcome = known.computeIfAbsent(named, s -> lookups.uidOf(s, null));
+      if (outcome instanceof ResourceLookups.Outcome.Found found) {
+        return Optional.of(found.uid());
+      }
+      if (outcome instanceof ResourceLookups.Outcome.Failed failed) {
+        context.metrics().resourceLookupFailed(TallyMetrics.Lookup.ADOPTION);
+        throw new UidUnknown(
+            "the uid of " + named.display() + " cannot be read (" + failed.cause() + ")");
+      }
+      if (outcome instanceof ResourceLookups.Outcome.Skipped skipped) {
+        context.metrics().resourceLookupSkipped(TallyMetrics.Lookup.ADOPTION);
+        rateLimited.warn(
+            "skipped " + skipped.resource(),
+            "{} is not among the lookup kinds: its violations are not stated",
+            skipped.resource());
+        // one held under a uid was looked up before: it is not taken for gone
+        return subject.uid().isEmpty() ? Optional.empty() : Optional.of(subject.uid());
+      }
+      return Optional.empty();
+    };
+  }
+}
