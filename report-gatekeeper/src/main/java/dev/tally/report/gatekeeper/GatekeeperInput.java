@@ -192,6 +192,24 @@ public final class GatekeeperInput implements ReportInput {
     }
   }
 
+  /**
+   * The ClusterRoles this input needs, shipped in the jar: {@code tally-gatekeeper-aggregator},
+   * bound cluster-wide (to the audit's ServiceAccount when it runs as its sidecar), and {@code
+   * tally-gatekeeper-aggregator-lease} for leader election in the aggregator's namespace. Its
+   * lookup rules grant {@link #DEFAULT_LOOKUP_KINDS}: other lookup kinds need rules of their own.
+   */
+  public static String rbacYaml() {
+    String file = "/META-INF/tally/rbac/gatekeeper-aggregator.yaml";
+    try (java.io.InputStream in = GatekeeperInput.class.getResourceAsStream(file)) {
+      if (in == null) {
+        throw new IllegalStateException(file + " is missing");
+      }
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   @Override
   public String toString() {
     return "exportDir="

@@ -18,11 +18,14 @@ import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -94,9 +97,21 @@ class RealGatekeeperAuditTest {
     String policy = GatekeeperMapping.policy("TallyRequiredLabel", constraint);
 
     CountingApplied metrics = new CountingApplied();
-    try (ChildProcess audit = gatekeeper.startAudit(exportPath, Duration.ofSeconds(3));
+    // the aggregator runs as a ServiceAccount bound to the input's shipped role alone
+    for (HasMetadata role :
+        admin
+            .load(
+                new ByteArrayInputStream(
+                    GatekeeperInput.rbacYaml().getBytes(StandardCharsets.UTF_8)))
+            .items()) {
+      admin.resource(role).createOr(existing -> existing.update());
+    }
+    KubernetesClient account =
+        cluster.serviceAccount("gatekeeper-aggregator", "tally-gatekeeper-aggregator");
+    try (account;
+        ChildProcess audit = gatekeeper.startAudit(exportPath, Duration.ofSeconds(3));
         AggregatorController controller =
-            AggregatorController.builder(admin)
+            AggregatorController.builder(account)
                 .aggregator(
                     () ->
                         ReportAggregator.builder()
