@@ -2,6 +2,7 @@ package dev.tally.report.gatekeeper;
 
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.internal.PagedList;
+import dev.tally.report.merge.gatekeeper.ConstraintAudits;
 import dev.tally.report.merge.gatekeeper.GatekeeperMapping;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -38,13 +39,14 @@ final class ConstraintStatuses {
   private ConstraintStatuses() {}
 
   /**
-   * The audit timestamp of every constraint, by {@linkplain GatekeeperMapping#policy policy}; empty
-   * where a constraint has none yet.
+   * The uid and audit timestamp of every constraint, by {@linkplain GatekeeperMapping#policy
+   * policy}; the timestamp empty where a constraint has none yet.
    *
    * @throws io.fabric8.kubernetes.client.KubernetesClientException if a LIST failed for good
    */
-  static Map<String, String> auditTimestamps(KubernetesClient client, ApiCalls calls) {
-    Map<String, String> stamps = new TreeMap<>();
+  static Map<String, ConstraintAudits.Stamp> auditTimestamps(
+      KubernetesClient client, ApiCalls calls) {
+    Map<String, ConstraintAudits.Stamp> stamps = new TreeMap<>();
     for (GenericKubernetesResource template :
         PagedList.<GenericKubernetesResource>all(
             calls,
@@ -81,7 +83,9 @@ final class ConstraintStatuses {
       for (GenericKubernetesResource c : listed) {
         stamps.put(
             GatekeeperMapping.policy(kind, c.getMetadata().getName()),
-            string(c.getAdditionalProperties(), "status", "auditTimestamp"));
+            new ConstraintAudits.Stamp(
+                java.util.Objects.requireNonNullElse(c.getMetadata().getUid(), ""),
+                string(c.getAdditionalProperties(), "status", "auditTimestamp")));
       }
     }
     return stamps;

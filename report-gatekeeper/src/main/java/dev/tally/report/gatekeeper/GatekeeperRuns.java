@@ -11,6 +11,7 @@ import dev.tally.report.fabric8.input.ResourceLookups;
 import dev.tally.report.fabric8.input.StatementSource;
 import dev.tally.report.fabric8.internal.RateLimitedLog;
 import dev.tally.report.merge.gatekeeper.AuditRun;
+import dev.tally.report.merge.gatekeeper.ConstraintAudits;
 import dev.tally.report.merge.gatekeeper.ExportLine;
 import dev.tally.report.merge.gatekeeper.GatekeeperMapping;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -26,7 +27,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -35,9 +35,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The Gatekeeper input's statements: at each poll, the newest finished run of the export's
  * directory, stated by report-merge's rule ({@link GatekeeperMapping#statements}) against what the
- * aggregator holds, with the constraints whose status names the run as the confirmed ones and the
- * uids the shared adoption service reads. A run is stated once, and again while more of its
- * constraints come to name it (Gatekeeper writes the statuses around the time the file is
+ * aggregator holds, with the constraints {@link ConstraintAudits} confirms from their statuses and
+ * the uids the shared adoption service reads. A run is stated once, and again while more of its
+ * constraints come to be confirmed (Gatekeeper writes the statuses around the time the file is
  * finished); a file that is not a finished run (still written, cut short, unreadable) is logged
  * once and states nothing, and the finished run before it is the newest.
  *
@@ -55,6 +55,12 @@ final class GatekeeperRuns implements StatementSource {
   private final InputContext context;
   private final ResourceLookups lookups;
   private final RateLimitedLog rateLimited;
+
+  /**
+   * What the constraints' statuses said over time, kept across terms (they are the cluster's
+   * facts): which constraints a run is known to have audited.
+   */
+  private final ConstraintAudits audits = new ConstraintAudits();
 
   /** The run stated last in this term, or null. */
   private @Nullable Stated stated;
@@ -129,7 +135,7 @@ final class GatekeeperRuns implements StatementSource {
       return List.of();
     }
 
-    Map<String, String> stamps;
+    Map<String, ConstraintAudits.Stamp> stamps;
     try {
       stamps = ConstraintStatuses.auditTimestamps(context.client(), context.calls());
     } catch (KubernetesClientException e) {
@@ -140,15 +146,10 @@ final class GatekeeperRuns implements StatementSource {
           RequestFailedException.rootCause(e));
       return List.of();
     }
-    Set<String> confirmed = new TreeSet<>();
-    boolean final_ = true;
-    for (var e : stamps.entrySet()) {
-      if (e.getValue().equals(run.id())) {
-        confirmed.add(e.getKey());
-      } else if (e.getValue().isEmpty() || e.getValue().compareTo(run.id()) < 0) {
-        final_ = false; // its status may still come to name this run
-      }
-    }
+    audits.observe(stamps);
+    List<AggregateReport> before = held.get();
+    Set<String> confirmed = audits.confirmed(run, before);
+    boolean final_ = audits.settled(run);
     if (last != null
         && last.file().equals(file)
         && last.id().equals(run.id())
