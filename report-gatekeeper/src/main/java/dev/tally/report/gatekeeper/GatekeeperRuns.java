@@ -65,11 +65,34 @@ final class GatekeeperRuns implements StatementSource {
   /** The run stated last in this term, or null. */
   private @Nullable Stated stated;
 
-  /** Files that held no finished run, with their size then: read again only once it changed. */
-  private final Map<Path, Long> notFinished = new HashMap<>();
+  /** Files that held no finished run, as they were then: read again only once they changed. */
+  private final Map<Path, FileVersion> notFinished = new HashMap<>();
 
   /** What was stated last: the run, the constraints it confirmed, and whether more may come. */
-  private record Stated(Path file, String id, int ordinal, Set<String> confirmed, boolean final_) {}
+  private record Stated(
+      Path file,
+      FileVersion version,
+      String id,
+      int ordinal,
+      Set<String> confirmed,
+      boolean final_) {}
+
+  /**
+   * A file's size and modification time: the driver renames a run's {@code .txt} over the {@code
+   * .log} of the same name, so a second run started in the same second replaces the first's file.
+   */
+  private record FileVersion(long size, long modifiedNanos) {
+    static FileVersion of(Path f) {
+      try {
+        return new FileVersion(
+            Files.size(f),
+            Files.getLastModifiedTime(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                .to(java.util.concurrent.TimeUnit.NANOSECONDS));
+      } catch (IOException e) {
+        return new FileVersion(-1, -1);
+      }
+    }
+  }
 
   GatekeeperRuns(GatekeeperInput settings, InputContext context) {
     this.export = new GatekeeperExport(settings.exportDir());
@@ -103,18 +126,20 @@ final class GatekeeperRuns implements StatementSource {
     if (last != null
         && !files.isEmpty()
         && files.get(files.size() - 1).equals(last.file())
+        && FileVersion.of(last.file()).equals(last.version())
         && last.final_()) {
       return List.of(); // the newest run was stated, with every constraint it can confirm
     }
     Path file = null;
+    FileVersion version = null;
     AuditRun.Finished run = null;
     for (int i = files.size() - 1; i >= 0 && run == null; i--) {
       Path f = files.get(i);
       if (last != null && f.compareTo(last.file()) < 0) {
         break; // older than the run stated: superseded
       }
-      long size = size(f);
-      if (Long.valueOf(size).equals(notFinished.get(f))) {
+      FileVersion seen = FileVersion.of(f);
+      if (seen.equals(notFinished.get(f))) {
         continue;
       }
       AuditRun read;
@@ -126,13 +151,24 @@ final class GatekeeperRuns implements StatementSource {
       }
       if (read instanceof AuditRun.Finished finished) {
         file = f;
+        version = seen;
         run = finished;
       } else {
-        noteNotFinished(f, size, read);
+        noteNotFinished(f, seen, read);
       }
     }
-    if (run == null || file == null) {
+    if (run == null || file == null || version == null) {
       return List.of();
+    }
+    if (last != null && last.id().equals(run.id()) && !last.version().equals(version)) {
+      // the file of the run stated was replaced by a run started in the same second: it comes
+      // after, so it outranks the one stated (the two would otherwise tie)
+      run =
+          new AuditRun.Finished(
+              run.id(),
+              run.started(),
+              Math.max(run.ordinal(), last.ordinal() + 1),
+              run.violations());
     }
 
     Map<String, ConstraintAudits.Stamp> stamps;
@@ -152,10 +188,11 @@ final class GatekeeperRuns implements StatementSource {
     boolean final_ = audits.settled(run);
     if (last != null
         && last.file().equals(file)
+        && last.version().equals(version)
         && last.id().equals(run.id())
         && last.ordinal() == run.ordinal()
         && last.confirmed().equals(confirmed)) {
-      stated = new Stated(file, run.id(), run.ordinal(), confirmed, final_);
+      stated = new Stated(file, version, run.id(), run.ordinal(), confirmed, final_);
       return List.of();
     }
 
@@ -175,7 +212,7 @@ final class GatekeeperRuns implements StatementSource {
           refused.resource(),
           refused.reason());
     }
-    stated = new Stated(file, run.id(), run.ordinal(), confirmed, final_);
+    stated = new Stated(file, version, run.id(), run.ordinal(), confirmed, final_);
     LOG.info(
         "run {}: {} violations, {} of {} constraints audited, {} resources stated",
         run.id(),
@@ -187,11 +224,11 @@ final class GatekeeperRuns implements StatementSource {
   }
 
   /** A file that holds no finished run: logged once while it stays as it is. */
-  private void noteNotFinished(Path f, long size, AuditRun read) {
+  private void noteNotFinished(Path f, FileVersion seen, AuditRun read) {
     if (notFinished.size() >= MAX_NOTED) {
       notFinished.clear();
     }
-    notFinished.put(f, size);
+    notFinished.put(f, seen);
     if (read instanceof AuditRun.Invalid invalid) {
       LOG.warn(
           "{} states nothing: line {}{}: {}",
@@ -201,14 +238,6 @@ final class GatekeeperRuns implements StatementSource {
           invalid.reason());
     } else if (read instanceof AuditRun.Unfinished unfinished) {
       LOG.info("{} states nothing yet: {}", f.getFileName(), unfinished.reason());
-    }
-  }
-
-  private static long size(Path f) {
-    try {
-      return Files.size(f);
-    } catch (IOException e) {
-      return -1;
     }
   }
 

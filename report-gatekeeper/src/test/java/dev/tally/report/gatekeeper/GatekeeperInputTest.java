@@ -156,6 +156,11 @@ class GatekeeperInputTest {
       awaitReported("the confirmed run retracts", uids, "a");
       assertThat(controller.desired().get().stream().mapToInt(r -> r.results().size()).sum())
           .isEqualTo(1);
+
+      // a second run started in the same second replaces the file (the driver renames its .txt over
+      // the .log of the same name): it comes after the first, and outranks it
+      writeRun(last, finished(last, "a", "b"));
+      awaitReported("the run that replaced the file of its second", uids, "a", "b");
     }
   }
 
@@ -213,7 +218,11 @@ class GatekeeperInputTest {
     Path txt = dir.resolve(id.replace(':', '_') + ".txt");
     Files.writeString(txt, content, StandardCharsets.UTF_8);
     // renamed as the driver does once the run is over, so that a reader never meets it half copied
-    Files.move(txt, dir.resolve(id.replace(':', '_') + GatekeeperExport.FINISHED_SUFFIX));
+    Files.move(
+        txt,
+        dir.resolve(id.replace(':', '_') + GatekeeperExport.FINISHED_SUFFIX),
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
   }
 
   private static String start(String id) {
