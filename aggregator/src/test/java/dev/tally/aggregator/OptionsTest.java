@@ -107,11 +107,6 @@ class OptionsTest {
     assertThat(o.kyverno).isNull();
   }
 
-  /**
-   * What {@code --input} (and the chart's {@code input}) takes is the input's name, which the
-   * aggregator names as its input and, for any input but the default, writes into its aggregates'
-   * names and {@code tally.dev/input} label.
-   */
   @Test
   void gatekeeperInputReadsTheChartsExportDirectoryByDefaultAndItsFlagsOnlyWithIt() {
     Options o = Options.parse("--input", "gatekeeper");
@@ -144,6 +139,11 @@ class OptionsTest {
         .startsWith("--gatekeeper-lookup-kinds: lookupKinds: 'Pods' is not");
   }
 
+  /**
+   * What {@code --input} (and the chart's {@code input}) takes is the input's name, which the
+   * aggregator names as its input and, for any input but the default, writes into its aggregates'
+   * names and {@code tally.dev/input} label.
+   */
   @Test
   void eachInputIsNamedAsTheFlagNamesIt() {
     for (InputOption<?> input : Options.INPUTS) {

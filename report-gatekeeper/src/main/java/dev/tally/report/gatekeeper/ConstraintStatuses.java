@@ -12,7 +12,9 @@ import java.net.HttpURLConnection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Which constraints a run of the audit is known to have audited: those whose status names the run
@@ -21,6 +23,9 @@ import java.util.TreeMap;
  * and each kind's constraints, listed in pages.
  */
 final class ConstraintStatuses {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(ConstraintStatuses.class);
+
   /** Gatekeeper's ConstraintTemplates. */
   static final ResourceDefinitionContext TEMPLATES =
       new ResourceDefinitionContext.Builder()
@@ -39,14 +44,24 @@ final class ConstraintStatuses {
   private ConstraintStatuses() {}
 
   /**
-   * The uid and audit timestamp of every constraint, by {@linkplain GatekeeperMapping#policy
-   * policy}; the timestamp empty where a constraint has none yet.
+   * What the statuses say.
    *
-   * @throws io.fabric8.kubernetes.client.KubernetesClientException if a LIST failed for good
+   * @param stamps the uid and audit timestamp of every constraint listed, by {@linkplain
+   *     GatekeeperMapping#policy policy}; the timestamp empty where a constraint has none yet
+   * @param unlisted the kinds whose constraints could not be listed (a LIST refused or failed for
+   *     good): nothing is known of them, and the others still count
    */
-  static Map<String, ConstraintAudits.Stamp> auditTimestamps(
-      KubernetesClient client, ApiCalls calls) {
+  record Listed(Map<String, ConstraintAudits.Stamp> stamps, Set<String> unlisted) {}
+
+  /**
+   * The statuses of every constraint.
+   *
+   * @throws io.fabric8.kubernetes.client.KubernetesClientException if the templates' LIST failed
+   *     for good
+   */
+  static Listed auditTimestamps(KubernetesClient client, ApiCalls calls) {
     Map<String, ConstraintAudits.Stamp> stamps = new TreeMap<>();
+    Set<String> unlisted = new TreeSet<>();
     for (GenericKubernetesResource template :
         PagedList.<GenericKubernetesResource>all(
             calls,
@@ -74,7 +89,13 @@ final class ConstraintStatuses {
                 options -> client.genericKubernetesResources(constraints).list(options));
       } catch (KubernetesClientException e) {
         if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
-          throw e;
+          // refused, or failing for good: one kind does not keep the others from counting
+          LOG.warn(
+              "the constraints of kind {} cannot be listed: {}; none of them is confirmed",
+              kind,
+              dev.tally.report.fabric8.RequestFailedException.rootCause(e));
+          unlisted.add(kind);
+          continue;
         }
         // the kind is not served (its CRD not made yet, or never: a template that does not
         // compile): no constraint of it exists, and the others' statuses still count
@@ -88,7 +109,7 @@ final class ConstraintStatuses {
                 string(c.getAdditionalProperties(), "status", "auditTimestamp")));
       }
     }
-    return stamps;
+    return new Listed(stamps, unlisted);
   }
 
   /** The string at {@code path} in {@code object}, empty when there is none. */

@@ -41,9 +41,9 @@ final class GatekeeperLifecycle implements InputLifecycle {
     if (seeded) {
       return Observation.NOTHING;
     }
-    seeded = true;
     GatekeeperMapping.Statements seeds =
         GatekeeperMapping.seeds(owned, context.clockRule(), context.now().get());
+    seeded = true; // once made: a resync that failed before seeds again
     for (GatekeeperMapping.Refusal refused : seeds.refused()) {
       LOG.warn("{} does not seed the aggregator: {}", refused.resource(), refused.reason());
     }

@@ -146,8 +146,8 @@ final class GatekeeperRuns implements StatementSource {
       try {
         read = GatekeeperExport.read(f);
       } catch (IOException e) {
-        rateLimited.warn("read " + f, "cannot read {}: {}", f, e.toString());
-        return List.of();
+        // one file that cannot be read keeps no other from being read
+        read = new AuditRun.Unfinished(GatekeeperExport.runId(f), "it cannot be read: " + e);
       }
       if (read instanceof AuditRun.Finished finished) {
         file = f;
@@ -171,7 +171,7 @@ final class GatekeeperRuns implements StatementSource {
               run.violations());
     }
 
-    Map<String, ConstraintAudits.Stamp> stamps;
+    ConstraintStatuses.Listed stamps;
     try {
       stamps = ConstraintStatuses.auditTimestamps(context.client(), context.calls());
     } catch (KubernetesClientException e) {
@@ -182,7 +182,7 @@ final class GatekeeperRuns implements StatementSource {
           RequestFailedException.rootCause(e));
       return List.of();
     }
-    audits.observe(stamps);
+    audits.observe(stamps.stamps(), stamps.unlisted());
     List<AggregateReport> before = held.get();
     Set<String> confirmed = audits.confirmed(run, before);
     boolean final_ = audits.settled(run);
@@ -196,14 +196,8 @@ final class GatekeeperRuns implements StatementSource {
       return List.of();
     }
 
-    GatekeeperMapping.Statements statements;
-    try {
-      statements = GatekeeperMapping.statements(run, held.get(), confirmed, uids(run.violations()));
-    } catch (UidUnknown e) {
-      rateLimited.warn(
-          "lookup", "run {} is not stated: {}; it is read again", run.id(), e.getMessage());
-      return List.of();
-    }
+    GatekeeperMapping.Statements statements =
+        GatekeeperMapping.statements(run, before, confirmed, uids(run.violations()));
     for (GatekeeperMapping.Refusal refused : statements.refused()) {
       rateLimited.warn(
           "refused " + refused.resource(),
@@ -218,7 +212,7 @@ final class GatekeeperRuns implements StatementSource {
         run.id(),
         run.violations().size(),
         confirmed.size(),
-        stamps.size(),
+        stamps.stamps().size(),
         statements.reports().size());
     return statements.reports();
   }
@@ -238,13 +232,6 @@ final class GatekeeperRuns implements StatementSource {
           invalid.reason());
     } else if (read instanceof AuditRun.Unfinished unfinished) {
       LOG.info("{} states nothing yet: {}", f.getFileName(), unfinished.reason());
-    }
-  }
-
-  /** A uid that could not be known: nothing of the run is stated. */
-  private static final class UidUnknown extends RuntimeException {
-    UidUnknown(String message) {
-      super(message, null, false, false);
     }
   }
 
@@ -294,8 +281,8 @@ final class GatekeeperRuns implements StatementSource {
       }
       if (outcome instanceof ResourceLookups.Outcome.Failed failed) {
         context.metrics().resourceLookupFailed(TallyMetrics.Lookup.ADOPTION);
-        throw new UidUnknown(
-            "the uid of " + named.display() + " cannot be read (" + failed.cause() + ")");
+        throw new GatekeeperMapping.UnknownUid(
+            "its uid cannot be read (" + failed.cause() + "); it is read again at the next run");
       }
       if (outcome instanceof ResourceLookups.Outcome.Skipped skipped) {
         context.metrics().resourceLookupSkipped(TallyMetrics.Lookup.ADOPTION);
@@ -303,8 +290,8 @@ final class GatekeeperRuns implements StatementSource {
             "skipped " + skipped.resource(),
             "{} is not among the lookup kinds: its violations are not stated",
             skipped.resource());
-        // one held under a uid was looked up before: it is not taken for gone
-        return subject.uid().isEmpty() ? Optional.empty() : Optional.of(subject.uid());
+        throw new GatekeeperMapping.UnknownUid(
+            skipped.resource() + " is not among the lookup kinds");
       }
       return Optional.empty();
     };

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.api.Result;
+import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.AggregatorController;
 import dev.tally.report.fabric8.RealServer;
 import dev.tally.report.fabric8.TallyMetrics;
@@ -32,6 +34,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -228,10 +231,16 @@ class RealGatekeeperAuditTest {
       Observed again =
           awaitRun(admin, export, constraint, audit, o -> o.run().id().compareTo(stated) > 0);
       assertThat(namesOf(again.run(), constraint)).isEqualTo(left);
+      // stated: the aggregator's state (not what it writes) holds each result at its run's time
       await(
           audit,
           "the aggregator stated run " + again.run().id(),
-          () -> metrics.applied.get() >= appliedBefore + left.size());
+          () -> {
+            List<Optional<Timestamp>> times = timesOf(controller, policy);
+            return times.size() == left.size()
+                && times.stream().allMatch(t -> t.equals(Optional.of(again.run().started())));
+          });
+      assertThat(metrics.applied.get()).isGreaterThanOrEqualTo(appliedBefore + left.size());
       controller.flushNow().get(60, TimeUnit.SECONDS);
       log.awaitMarker(admin, ns);
       assertThat(
@@ -293,6 +302,19 @@ class RealGatekeeperAuditTest {
           return false;
         });
     return found.get();
+  }
+
+  /** The timestamps of {@code policy}'s results in the aggregator's state. */
+  private static List<Optional<Timestamp>> timesOf(AggregatorController controller, String policy) {
+    try {
+      return controller.desired().get(60, TimeUnit.SECONDS).stream()
+          .flatMap(r -> r.results().stream())
+          .filter(r -> r.policy().equals(policy))
+          .map(Result::timestamp)
+          .toList();
+    } catch (Exception e) {
+      throw new IllegalStateException("the aggregator's state cannot be read", e);
+    }
   }
 
   /** {@link Await#until}, failing with the end of the audit's log. */

@@ -1,6 +1,7 @@
 /**
  * Internal: request machinery the adapter's packages share (budgeted, retried calls; paged LISTs;
- * listing owned partial reports). Public only so that {@code dev.tally.report.fabric8.audit} can
+ * listing owned partial reports; rate-limited logs). Public only so that {@code
+ * dev.tally.report.fabric8.audit} and the inputs of other modules ({@code report-gatekeeper}) can
  * use it; not part of Tally's API, and it may change in any release.
  */
 @NullMarked

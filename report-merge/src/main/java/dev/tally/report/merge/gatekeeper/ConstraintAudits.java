@@ -26,7 +26,8 @@ import java.util.TreeSet;
  * early.
  *
  * <p>A constraint that no longer exists (not among the statuses observed) is confirmed for every
- * run: it finds nothing, so each run retracts its results held.
+ * run: it finds nothing, so each run retracts its results held. One of a kind whose constraints
+ * could not be listed is neither: nothing is known of it, so nothing of it is retracted.
  */
 public final class ConstraintAudits {
   /**
@@ -48,14 +49,20 @@ public final class ConstraintAudits {
   /** Per policy, what the statuses said last. */
   private Map<String, Stamp> current = Map.of();
 
+  /** The constraint kinds whose constraints could not be listed when last observed. */
+  private Set<String> unlisted = Set.of();
+
   /**
    * What every constraint's status says now, by {@linkplain GatekeeperMapping#policy policy}; a
-   * constraint left out no longer exists.
+   * constraint left out no longer exists, unless its kind is among {@code unlistedKinds}, whose
+   * constraints could not be listed (nothing is known of them).
    */
-  public void observe(Map<String, Stamp> statuses) {
+  public void observe(Map<String, Stamp> statuses, Set<String> unlistedKinds) {
     InvalidReportException.requireNonNull("statuses", statuses);
+    InvalidReportException.requireNoNulls("unlistedKinds", unlistedKinds);
     current = Map.copyOf(statuses);
-    earliest.keySet().retainAll(current.keySet());
+    unlisted = Set.copyOf(unlistedKinds);
+    earliest.keySet().removeIf(p -> !current.containsKey(p) && !unlisted.contains(kindOf(p)));
     current.forEach(
         (policy, stamp) -> {
           if (stamp.auditTimestamp().isEmpty()) {
@@ -90,7 +97,9 @@ public final class ConstraintAudits {
         });
     for (AggregateReport aggregate : held) {
       for (Result r : aggregate.results()) {
-        if (r.source().equals(GatekeeperMapping.SOURCE) && !current.containsKey(r.policy())) {
+        if (r.source().equals(GatekeeperMapping.SOURCE)
+            && !current.containsKey(r.policy())
+            && !unlisted.contains(kindOf(r.policy()))) {
           confirmed.add(r.policy());
         }
       }
@@ -99,12 +108,21 @@ public final class ConstraintAudits {
   }
 
   /**
-   * Whether no later status can confirm more for {@code run}: every constraint's status names it or
-   * a later run (a status not written yet, or naming an earlier run, may still come to name it).
+   * Whether no later status can confirm more for {@code run}: every kind was listed, and every
+   * constraint's status names it or a later run (a status not written yet, or naming an earlier
+   * run, may still come to name it).
    */
   public boolean settled(AuditRun.Finished run) {
     InvalidReportException.requireNonNull("run", run);
-    return current.values().stream()
-        .noneMatch(s -> s.auditTimestamp().isEmpty() || s.auditTimestamp().compareTo(run.id()) < 0);
+    return unlisted.isEmpty()
+        && current.values().stream()
+            .noneMatch(
+                s -> s.auditTimestamp().isEmpty() || s.auditTimestamp().compareTo(run.id()) < 0);
+  }
+
+  /** The constraint kind of a policy, {@code K8sRequiredLabels} of {@code K8sRequiredLabels/x}. */
+  private static String kindOf(String policy) {
+    int slash = policy.indexOf('/');
+    return slash < 0 ? policy : policy.substring(0, slash);
   }
 }

@@ -93,8 +93,10 @@ public final class GatekeeperMapping {
    * @param confirmed the {@linkplain #policy policies} of the constraints known to have been
    *     audited by this run
    * @param uidOf the uid a resource has now, found by its group, kind, namespace and name; empty
-   *     when it does not exist. It answers from what is known; when that cannot be known, it
-   *     throws, and nothing of the run is stated
+   *     when it does not exist. It answers from what is known; when that cannot be known for one
+   *     resource, it throws {@link UnknownUid} and that resource is withheld (neither its
+   *     violations nor a retraction of what is held under its identity; the others are stated); any
+   *     other exception it throws is the caller's, and nothing of the run is stated
    */
   public static Statements statements(
       AuditRun.Finished run,
@@ -149,8 +151,20 @@ public final class GatekeeperMapping {
     confirmed.forEach(p -> confirmedKeys.add(CoverageKey.of(SOURCE, p)));
     List<PartialReport> reports = new ArrayList<>();
     Set<String> stated = new HashSet<>();
-    for (Named n : named.values()) {
-      Optional<String> uid = uidOf.apply(n.resource);
+    for (var e : named.entrySet()) {
+      Named n = e.getValue();
+      Optional<String> uid;
+      try {
+        uid = uidOf.apply(n.resource);
+      } catch (UnknownUid unknown) {
+        // withheld: neither its violations nor a retraction of what its identity holds
+        before
+            .byIdentity
+            .getOrDefault(e.getKey(), List.of())
+            .forEach(h -> stated.add(h.subject.uid()));
+        refusals.add(new Refusal(n.resource.display(), unknown.getMessage()));
+        continue;
+      }
       if (uid.isPresent() && !uid.get().isEmpty()) {
         Set<CoverageKey> coverage = new TreeSet<>();
         n.results.forEach(r -> coverage.add(r.coverageKey()));
@@ -174,7 +188,13 @@ public final class GatekeeperMapping {
       if (stated.contains(h.subject.uid())) {
         continue;
       }
-      Optional<String> now = uidOf.apply(h.subject);
+      Optional<String> now;
+      try {
+        now = uidOf.apply(h.subject);
+      } catch (UnknownUid unknown) {
+        refusals.add(new Refusal(h.subject.display(), unknown.getMessage()));
+        continue; // withheld: nothing of it is retracted
+      }
       Set<CoverageKey> retracted = new TreeSet<>();
       if (now.isPresent() && now.get().equals(h.subject.uid())) {
         h.keys.stream().filter(confirmedKeys::contains).forEach(retracted::add);
@@ -200,7 +220,8 @@ public final class GatekeeperMapping {
    * <p>Whoever may write PolicyReports in a namespace can write one that looks like Tally's, so a
    * result speaks only for its own namespace: one about a resource of another namespace (or a
    * namespaced report about a cluster-scoped resource, and the reverse) is refused, and so is a
-   * resource with a result stamped beyond what {@code clock} accepts; the others seed.
+   * resource with a result stamped after {@code now} (which would refuse every run started before
+   * it as older than what is held); the others seed.
    *
    * @param owned the aggregates as the cluster holds them
    * @param clock the rule every partial report passes
@@ -258,6 +279,16 @@ public final class GatekeeperMapping {
         }
       }
       Subject subject = subjects.get(e.getKey());
+      if (latest.compareTo(now) > 0) {
+        // no run read so far started later than now: such a result would refuse every run read
+        // before it (a run older than the newest result held) for as long as the clock allows
+        refused.put(
+            e.getKey(),
+            new Refusal(
+                subject.display(),
+                "a result is stamped " + latest + ", after the aggregator's clock (" + now + ")"));
+        continue;
+      }
       try {
         seeds.add(
             clock.seed(
@@ -286,6 +317,16 @@ public final class GatekeeperMapping {
     public Statements {
       reports = List.copyOf(reports);
       refused = List.copyOf(refused);
+    }
+  }
+
+  /**
+   * Thrown by a {@code uidOf} that cannot know one resource's uid now (a lookup refused or failed,
+   * a kind it may not read): that resource is withheld, the others stated.
+   */
+  public static final class UnknownUid extends RuntimeException {
+    public UnknownUid(String reason) {
+      super(reason, null, false, false);
     }
   }
 

@@ -436,6 +436,36 @@ class GatekeeperMappingTest {
   }
 
   @Test
+  void aResourceWhoseUidCannotBeKnownIsWithheldAndTheOthersStated() {
+    ReportAggregator aggregator =
+        afterFirstRun(
+            finished(
+                podViolation("owner", "a", "m1"),
+                podViolation("owner", "b", "m2"),
+                podViolation("owner", "c", "m3")));
+    // a is named again but its uid cannot be read; b, held and not named, cannot be read either;
+    // c is fixed: only c's result is retracted, a and b are withheld
+    GatekeeperMapping.Statements s =
+        GatekeeperMapping.statements(
+            later(300, podViolation("owner", "a", "m4")),
+            aggregator.aggregates(),
+            BOTH,
+            subject -> {
+              if (subject.name().equals("a") || subject.name().equals("b")) {
+                throw new GatekeeperMapping.UnknownUid(
+                    "the lookup of " + subject.name() + " failed");
+              }
+              return byName(subject);
+            });
+    assertThat(s.refused())
+        .extracting(GatekeeperMapping.Refusal::reason)
+        .containsExactlyInAnyOrder("the lookup of a failed", "the lookup of b failed");
+    apply(aggregator, s);
+    assertThat(held(aggregator))
+        .containsExactly("uid-a K8sRequiredLabels/owner m1", "uid-b K8sRequiredLabels/owner m2");
+  }
+
+  @Test
   void seedsFromTheAggregatesHoldWhatTheRunsStatedAndTheSameRunAppliedAgainChangesNothing() {
     AuditRun.Finished first =
         finished(
@@ -491,11 +521,11 @@ class GatekeeperMappingTest {
             ClockRule.allowing(java.time.Duration.ofMinutes(5)),
             STARTED));
     assertThat(held(aggregator)).containsExactly("uid-a K8sRequiredLabels/owner m1");
-    // a second run of the same second (the file's second run) that names nobody
+    // a run of the same second and generation that names nobody: the producers' order decides
     apply(
         aggregator,
         GatekeeperMapping.statements(
-            new AuditRun.Finished(ID, STARTED, 1, List.of()),
+            new AuditRun.Finished(ID, STARTED, 0, List.of()),
             aggregator.aggregates(),
             BOTH,
             GatekeeperMappingTest::byName));
@@ -527,5 +557,22 @@ class GatekeeperMappingTest {
     assertThat(seeds.refused())
         .singleElement()
         .satisfies(r -> assertThat(r.reason()).contains("only for its own namespace"));
+  }
+
+  @Test
+  void aResultStampedAfterNowSeedsNothingOfItsResource() {
+    var held =
+        afterFirstRun(finished(podViolation("owner", "a", "m1"), podViolation("owner", "b", "m2")))
+            .aggregates();
+    // read at a time before the run's start: its results are from the aggregator's future
+    GatekeeperMapping.Statements seeds =
+        GatekeeperMapping.seeds(
+            held,
+            ClockRule.allowing(java.time.Duration.ofMinutes(5)),
+            Timestamp.ofSeconds(1_000_000_000L));
+    assertThat(seeds.reports()).isEmpty();
+    assertThat(seeds.refused())
+        .hasSize(2)
+        .allSatisfy(r -> assertThat(r.reason()).contains("after the aggregator's clock"));
   }
 }
