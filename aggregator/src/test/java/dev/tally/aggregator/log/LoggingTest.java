@@ -119,7 +119,7 @@ class LoggingTest {
   @Test
   void aTextLineCannotBeForgedAndAnErrorsLinesBeginWithATab() {
     Logging.configure(LogFormat.TEXT, Level.INFO);
-    Logger log = LoggerFactory.getLogger("dev.tally.report.fabric8.PartialReportLedger");
+    Logger log = LoggerFactory.getLogger("dev.tally.report.fabric8.InputLedger");
     LogFields.about(log.atWarn(), Subject.of("v1", "Pod", "shop", CLAIMED, "u-1"))
         .log("refused: {}", HOSTILE);
     log.error("failed", new IllegalStateException(HOSTILE));
@@ -128,10 +128,9 @@ class LoggingTest {
     List<String> records = lines.stream().filter(l -> !l.startsWith("\t")).toList();
     assertThat(records).as(String.join("\n", lines)).hasSize(2);
     assertThat(records.get(0))
-        .startsWith("2026-12-04T05:30:00.123Z WARN PartialReportLedger - refused: web\\u000a2026")
+        .startsWith("2026-12-04T05:30:00.123Z WARN InputLedger - refused: web\\u000a2026")
         .contains(" kind=Pod namespace=shop name=\"web\\\\u000a2026-12-04T05:30:00.123Z INFO Main");
-    assertThat(records.get(1))
-        .isEqualTo("2026-12-04T05:30:00.123Z ERROR PartialReportLedger - failed");
+    assertThat(records.get(1)).isEqualTo("2026-12-04T05:30:00.123Z ERROR InputLedger - failed");
     assertThat(lines).noneMatch(l -> l.startsWith("2026-12-04T05:30:00.123Z INFO Main - forged"));
     assertThat(lines.get(2)).startsWith("\tjava.lang.IllegalStateException: web");
     assertThat(lines).anyMatch(l -> l.startsWith("\t2026-12-04T05:30:00.123Z INFO Main - forged"));

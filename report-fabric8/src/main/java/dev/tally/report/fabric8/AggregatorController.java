@@ -41,10 +41,10 @@ import org.slf4j.LoggerFactory;
  * tally-aggregator}); informer callbacks and timers only submit tasks to it.
  *
  * <p>This class wires the parts and begins and ends each term of leadership: {@link LeaderElector}
- * (the Lease), {@link AggregatorThread} (the one thread), {@link PartialReportFeed} (informers and
- * re-lists), {@link PartialReportLedger} (what the aggregator was fed, with the pure {@code
- * SubjectIndex} deciding deletions), {@link RejectionEvents} (what a refusal shows) and {@link
- * WriteScheduler} (flushes and resyncs).
+ * (the Lease), {@link AggregatorThread} (the one thread), {@link InputFeed} (informers and
+ * re-lists), {@link InputLedger} (what the aggregator was fed, with the pure {@code SubjectIndex}
+ * deciding deletions), {@link RejectionEvents} (what a refusal shows) and {@link WriteScheduler}
+ * (flushes and resyncs).
  */
 public final class AggregatorController implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AggregatorController.class);
@@ -57,9 +57,9 @@ public final class AggregatorController implements AutoCloseable {
   private final Duration syncTimeout;
   private final @Nullable LeaderElector elector;
   private final AggregatorThread thread;
-  private final PartialReportLedger ledger;
+  private final InputLedger ledger;
   private final WriteScheduler scheduler;
-  private final PartialReportFeed feed;
+  private final InputFeed feed;
   private final InputLifecycle lifecycle;
   private final @Nullable StatementSource source;
   private final @Nullable LivenessWatch policies;
@@ -95,7 +95,7 @@ public final class AggregatorController implements AutoCloseable {
     RejectionEvents rejections =
         new RejectionEvents(b.client, calls, b.metrics, b.clock, b.emitEvents);
     this.ledger =
-        new PartialReportLedger(
+        new InputLedger(
             input,
             lifecycle,
             source,
@@ -122,7 +122,7 @@ public final class AggregatorController implements AutoCloseable {
             this::leaseHeld,
             freshness);
     this.feed =
-        new PartialReportFeed(
+        new InputFeed(
             b.client,
             calls,
             input,
@@ -324,9 +324,7 @@ public final class AggregatorController implements AutoCloseable {
       Thread.currentThread().interrupt();
       return;
     } catch (TimeoutException | RuntimeException e) {
-      LOG.warn(
-          "partial report informers did not sync: {}; retrying",
-          RequestFailedException.rootCause(e));
+      LOG.warn("input informers did not sync: {}; retrying", RequestFailedException.rootCause(e));
       stepDown();
       if (leading && !closed) {
         thread.schedule(this::becomeLeader, retryPolicy.delay(1, Duration.ZERO, random));
@@ -349,8 +347,7 @@ public final class AggregatorController implements AutoCloseable {
 
   /**
    * The safety net against a stale informer and against drift in the cluster: expire tombstones,
-   * re-list every partial report (see {@link PartialReportFeed#relist}), then re-diff the owned
-   * aggregates.
+   * re-list every partial report (see {@link InputFeed#relist}), then re-diff the owned aggregates.
    */
   private void periodicResync() {
     stalls.periodicRan();

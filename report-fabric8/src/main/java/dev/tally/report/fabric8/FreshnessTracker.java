@@ -8,13 +8,13 @@ import java.util.function.LongSupplier;
 
 /**
  * Measures {@link Freshness} on the controller's ticker. The feed hands the informers' events to
- * the aggregator thread in tasks ({@link PartialReportFeed}: one waits at a time, and a task that
- * leaves objects behind submits the next); each task is stamped when submitted ({@link #input}),
- * and a task that the aggregator thread submits while running one carries the running one's stamp,
- * so the objects it left behind keep their age. The stamps of queued tasks wait in submission
- * order, which is the order the thread runs them in. Once a task ran, if a write is due its stamp
- * joins the applied ones; a flush or resync takes those in flight when it begins ({@link #cut}),
- * and they are merged when its writes all succeed ({@link #written}).
+ * the aggregator thread in tasks ({@link InputFeed}: one waits at a time, and a task that leaves
+ * objects behind submits the next); each task is stamped when submitted ({@link #input}), and a
+ * task that the aggregator thread submits while running one carries the running one's stamp, so the
+ * objects it left behind keep their age. The stamps of queued tasks wait in submission order, which
+ * is the order the thread runs them in. Once a task ran, if a write is due its stamp joins the
+ * applied ones; a flush or resync takes those in flight when it begins ({@link #cut}), and they are
+ * merged when its writes all succeed ({@link #written}).
  *
  * <p>{@link #input} runs on informer threads and the aggregator thread, {@link #freshness} on any;
  * the rest on the aggregator thread.

@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  *       metric say so once, and the same content is never sent again; a change of its content (or
  *       its delete) is tried once more;
  *   <li>every other object of the same flush is written, and the input's lifecycle completes for
- *       every namespace with no object in trouble ({@link PartialReportLedger#written}); a parked
- *       object does not hold its namespace back, since no retry would change it.
+ *       every namespace with no object in trouble ({@link InputLedger#written}); a parked object
+ *       does not hold its namespace back, since no retry would change it.
  * </ul>
  *
  * <p>Writes only while this replica leads, is not closed and knows it still holds the Lease (its
@@ -60,7 +60,7 @@ final class WriteScheduler {
   static final int MAX_REREADS = 100;
 
   private final AggregatorThread thread;
-  private final PartialReportLedger ledger;
+  private final InputLedger ledger;
   private final ReportWriter writer;
   private final RejectionEvents events;
   private final TallyMetrics metrics;
@@ -123,7 +123,7 @@ final class WriteScheduler {
 
   WriteScheduler(
       AggregatorThread thread,
-      PartialReportLedger ledger,
+      InputLedger ledger,
       ReportWriter writer,
       RejectionEvents events,
       TallyMetrics metrics,

@@ -50,10 +50,7 @@ public final class CountingMetrics implements TallyMetrics {
             frames ->
                 frames
                     .map(f -> f.getClassName().replaceFirst(".*\\.", "") + "." + f.getMethodName())
-                    .filter(
-                        f ->
-                            !f.startsWith("CountingMetrics.")
-                                && !f.startsWith("PartialReportLedger."))
+                    .filter(f -> !f.startsWith("CountingMetrics.") && !f.startsWith("InputLedger."))
                     .limit(3)
                     .collect(java.util.stream.Collectors.joining(" < ")));
   }

@@ -37,7 +37,7 @@ class KyvernoLedgerTest {
 
   private final CountingMetrics metrics = new CountingMetrics();
   private int changes;
-  private PartialReportLedger ledger;
+  private InputLedger ledger;
   private ReportAggregator aggregator;
 
   private void begin() {
@@ -58,7 +58,7 @@ class KyvernoLedgerTest {
     ClockRule clockRule = ClockRule.allowing(Duration.ofDays(36_500));
     Supplier<Timestamp> now = () -> Timestamp.ofSeconds(1_800_000_000L);
     ledger =
-        new PartialReportLedger(
+        new InputLedger(
             settings,
             settings.lifecycle(new InputContext(client, calls, metrics, clock, clockRule, now)),
             null,

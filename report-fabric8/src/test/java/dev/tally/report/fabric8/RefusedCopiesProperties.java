@@ -92,7 +92,7 @@ class RefusedCopiesProperties {
                     .getMetadata()
                     .getResourceVersion()
                     .equals(refusedAt.get(s.store()).get(key))) {
-              // the ledger knows that version refused: it refuses it again, as PartialReportLedger
+              // the ledger knows that version refused: it refuses it again, as InputLedger
               // does when the informer delivers it again
               copies.refused(again, false);
             }

@@ -49,9 +49,9 @@ class RefusedCopiesTest {
   private final CountingMetrics metrics = new CountingMetrics();
   private final Object lock = new Object();
   private KubernetesClient client;
-  private PartialReportLedger ledger;
+  private InputLedger ledger;
   private RefusedCopies copies;
-  private PartialReportSource source;
+  private InputInformers source;
 
   private void start(int perNamespace, int total) throws Exception {
     client = MockCluster.client(server);
@@ -66,7 +66,7 @@ class RefusedCopiesTest {
     ReportInput input = new PartialReportsInput();
     copies = new RefusedCopies(perNamespace, total);
     ledger =
-        new PartialReportLedger(
+        new InputLedger(
             input,
             InputLifecycle.NONE,
             null,
@@ -80,12 +80,12 @@ class RefusedCopiesTest {
     List<io.fabric8.kubernetes.client.informers.SharedIndexInformer<? extends HasMetadata>>
         informers = new ArrayList<>();
     for (var informer : input.informers(client)) {
-      informers.add(copies.bound(informer)); // as PartialReportFeed.start does
+      informers.add(copies.bound(informer)); // as InputFeed.start does
     }
     source =
-        new PartialReportSource(
+        new InputInformers(
             informers,
-            new PartialReportSource.Listener() {
+            new InputInformers.Listener() {
               @Override
               public void upsert(HasMetadata resource) {
                 synchronized (lock) {

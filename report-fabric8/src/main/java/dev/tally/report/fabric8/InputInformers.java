@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * re-list on their own after a dropped watch; a deletion they missed while disconnected is
  * delivered after the re-list.
  */
-final class PartialReportSource implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(PartialReportSource.class);
+final class InputInformers implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(InputInformers.class);
 
   /** Receives input objects; called from informer threads. */
   interface Listener {
@@ -32,8 +32,7 @@ final class PartialReportSource implements AutoCloseable {
 
   private final List<SharedIndexInformer<? extends HasMetadata>> informers;
 
-  PartialReportSource(
-      List<SharedIndexInformer<? extends HasMetadata>> informers, Listener listener) {
+  InputInformers(List<SharedIndexInformer<? extends HasMetadata>> informers, Listener listener) {
     this.informers = List.copyOf(informers);
     for (var informer : this.informers) {
       register(informer, listener);

@@ -15,12 +15,12 @@ import org.junit.jupiter.api.Test;
  * thread are at most the latest state of each object (and the removals between), in one task at a
  * time, and what the ledger receives is what it would have received event by event.
  */
-class PartialReportFeedQueueTest {
+class InputFeedQueueTest {
   private final List<Runnable> tasks = new ArrayList<>();
   private final List<String> handled = new ArrayList<>();
 
-  private final PartialReportSource.Listener target =
-      new PartialReportSource.Listener() {
+  private final InputInformers.Listener target =
+      new InputInformers.Listener() {
         @Override
         public void upsert(HasMetadata resource) {
           handled.add("upsert " + id(resource));
@@ -34,7 +34,7 @@ class PartialReportFeedQueueTest {
 
   @Test
   void aFloodOfEventsWaitsAsOneTaskHoldingTheLatestStateOfEachObject() {
-    var listener = PartialReportFeed.handing(tasks::add, target);
+    var listener = InputFeed.handing(tasks::add, target);
     for (int v = 1; v <= 10_000; v++) {
       listener.upsert(object("flood", "p" + (v % 10), v));
     }
@@ -46,7 +46,7 @@ class PartialReportFeedQueueTest {
 
   @Test
   void aRemovalStaysAheadOfTheLatestUpsertOfItsObject() {
-    var listener = PartialReportFeed.handing(tasks::add, target);
+    var listener = InputFeed.handing(tasks::add, target);
     listener.upsert(object("a", "x", 1));
     listener.upsert(object("a", "x", 2));
     listener.removed(object("a", "x", 3)); // the last state, which carries what v2 said too
@@ -68,7 +68,7 @@ class PartialReportFeedQueueTest {
    */
   @Test
   void deleteAndRecreateCyclesWaitAsOneRemovalAndTheLatestUpsert() {
-    var listener = PartialReportFeed.handing(tasks::add, target);
+    var listener = InputFeed.handing(tasks::add, target);
     listener.upsert(object("churn", "x", 1));
     for (int v = 2; v <= 20_000; v += 2) {
       listener.removed(object("churn", "x", v));

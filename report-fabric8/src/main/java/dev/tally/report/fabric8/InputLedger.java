@@ -32,18 +32,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The aggregator of the current term and what it was fed, per partial report object: the
- * resourceVersion last handled (so each version is applied once, whether the informer's cache or
- * its events deliver it), and which subject the object was about ({@link SubjectIndex}, which
- * decides when a subject is deleted). The liveness is kept across terms.
+ * The aggregator of the current term and what it was fed, per input object (and what its input's
+ * statement source stated): the resourceVersion last handled (so each version is applied once,
+ * whether the informer's cache or its events deliver it), and which subject the object was about
+ * ({@link SubjectIndex}, which decides when a subject is deleted). The liveness is kept across
+ * terms.
  *
  * <p>It decodes (through its {@link ReportInput}) and applies, tells the input's {@link
  * InputLifecycle} what became of each object, and hands refusals to {@link RejectionEvents}; every
  * change to the aggregator is announced to {@code changed}, which schedules a flush. Confined to
  * the aggregator thread.
  */
-final class PartialReportLedger {
-  private static final Logger LOG = LoggerFactory.getLogger(PartialReportLedger.class);
+final class InputLedger {
+  private static final Logger LOG = LoggerFactory.getLogger(InputLedger.class);
 
   private final ReportInput input;
   private final InputLifecycle lifecycle;
@@ -59,8 +60,8 @@ final class PartialReportLedger {
   private final SubjectIndex subjects = new SubjectIndex();
 
   /**
-   * The resourceVersion of each partial report object last handled, to handle each once; a version
-   * refused is marked with {@link #REFUSED} before it.
+   * The resourceVersion of each input object last handled, to handle each once; a version refused
+   * is marked with {@link #REFUSED} before it.
    */
   private final Map<String, String> handledVersions = new HashMap<>();
 
@@ -84,7 +85,7 @@ final class PartialReportLedger {
    *     InputLifecycle#NONE} when nothing does)
    * @param source the input's statements that are not objects, or null
    */
-  PartialReportLedger(
+  InputLedger(
       ReportInput input,
       InputLifecycle lifecycle,
       @Nullable StatementSource source,

@@ -20,31 +20,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Feeds the {@link PartialReportLedger} from the cluster while this replica leads: the informers of
- * {@link PartialReportSource}, whose events it hands to the aggregator thread, their caches once
- * synced, and the periodic re-list that repairs an informer which missed a deletion. Confined to
- * the aggregator thread, apart from the events it hands over.
+ * Feeds the {@link InputLedger} from the cluster while this replica leads: the informers of {@link
+ * InputInformers}, whose events it hands to the aggregator thread, their caches once synced, and
+ * the periodic re-list that repairs an informer which missed a deletion. Confined to the aggregator
+ * thread, apart from the events it hands over.
  */
-final class PartialReportFeed {
-  private static final Logger LOG = LoggerFactory.getLogger(PartialReportFeed.class);
+final class InputFeed {
+  private static final Logger LOG = LoggerFactory.getLogger(InputFeed.class);
 
   private final KubernetesClient client;
   private final ApiCalls calls;
   private final ReportInput input;
   private final AggregatorThread thread;
-  private final PartialReportLedger ledger;
+  private final InputLedger ledger;
   private final Duration syncTimeout;
   private final UnaryOperator<Runnable> arrival;
   private final RefusedCopies copies;
 
-  private @Nullable PartialReportSource source;
+  private @Nullable InputInformers source;
 
-  PartialReportFeed(
+  InputFeed(
       KubernetesClient client,
       ApiCalls calls,
       ReportInput input,
       AggregatorThread thread,
-      PartialReportLedger ledger,
+      InputLedger ledger,
       Duration syncTimeout,
       UnaryOperator<Runnable> arrival,
       RefusedCopies copies) {
@@ -78,11 +78,11 @@ final class PartialReportFeed {
       informers.add(copies.bound(informer));
     }
     var src =
-        new PartialReportSource(
+        new InputInformers(
             informers,
             handing(
                 task -> thread.submit(arrival.apply(task)),
-                new PartialReportSource.Listener() {
+                new InputInformers.Listener() {
                   @Override
                   public void upsert(HasMetadata resource) {
                     ledger.upsert(resource);
@@ -114,9 +114,9 @@ final class PartialReportFeed {
    * would have received event by event, minus states that a later one under the same name
    * superseded.
    */
-  static PartialReportSource.Listener handing(
-      Consumer<Runnable> submit, PartialReportSource.Listener target) {
-    return new PartialReportSource.Listener() {
+  static InputInformers.Listener handing(
+      Consumer<Runnable> submit, InputInformers.Listener target) {
+    return new InputInformers.Listener() {
       /** Each object's events not handed over yet, in order of each object's first event. */
       private final LinkedHashMap<String, Pending> pending = new LinkedHashMap<>();
 
@@ -136,7 +136,7 @@ final class PartialReportFeed {
         boolean schedule;
         synchronized (pending) {
           pending.merge(
-              PartialReportLedger.key(resource),
+              InputLedger.key(resource),
               removed ? new Pending(resource, null) : new Pending(null, resource),
               (had, now) -> removed ? now : new Pending(had.removal(), resource));
           schedule = !scheduled;
@@ -207,7 +207,7 @@ final class PartialReportFeed {
    * reports, which changes nothing.
    */
   void applyCaches() {
-    PartialReportSource src = source;
+    InputInformers src = source;
     if (src == null) {
       return;
     }
@@ -251,7 +251,7 @@ final class PartialReportFeed {
     Set<String> present = new HashSet<>();
     ledger.retryRefused();
     for (var resource : listed) {
-      present.add(PartialReportLedger.key(resource));
+      present.add(InputLedger.key(resource));
       ledger.upsert(resource);
     }
     int forgotten = ledger.forgetAllBut(present);
