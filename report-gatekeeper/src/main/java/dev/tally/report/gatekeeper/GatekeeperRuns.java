@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  * the uids the shared adoption service reads. A run is stated once, and again while more of its
  * constraints come to be confirmed (Gatekeeper writes the statuses around the time the file is
  * finished); a file that is not a finished run (still written, cut short, unreadable) is logged
- * once and states nothing, and the finished run before it is the newest.
+ * once and states nothing, and the finished run before it is the newest. A resource that still
+ * exists loses a confirmed constraint's result only once two runs in a row omitted it (Gatekeeper's
+ * audit finishes a run that could not list a kind as if it had).
  *
  * <p>What cannot be read now (the directory, a constraint's status, a uid) states nothing of the
  * run, and is read again at the next poll. Confined to the aggregator thread.
@@ -61,6 +63,15 @@ final class GatekeeperRuns implements StatementSource {
    * facts): which constraints a run is known to have audited.
    */
   private final ConstraintAudits audits = new ConstraintAudits();
+
+  /** The run whose statement's omissions {@link #omitted} are; empty before the first. */
+  private String omissionsOf = "";
+
+  /** What the run {@link #omissionsOf} omitted (its latest statement). */
+  private GatekeeperMapping.Omissions omitted = GatekeeperMapping.Omissions.NONE;
+
+  /** What the run before {@link #omissionsOf} omitted. */
+  private GatekeeperMapping.Omissions omittedBefore = GatekeeperMapping.Omissions.NONE;
 
   /** The run stated last in this term, or null. */
   private @Nullable Stated stated;
@@ -110,6 +121,10 @@ final class GatekeeperRuns implements StatementSource {
   @Override
   public void termEnded() {
     stated = null;
+    // a new term retracts only what two runs it read in a row omitted
+    omissionsOf = "";
+    omitted = GatekeeperMapping.Omissions.NONE;
+    omittedBefore = GatekeeperMapping.Omissions.NONE;
     lookups.clear();
   }
 
@@ -196,8 +211,17 @@ final class GatekeeperRuns implements StatementSource {
       return List.of();
     }
 
+    // a retraction waits for a second run in a row to omit it: what the run before this one (not an
+    // earlier statement of this one) omitted
+    boolean sameRun = run.id().equals(omissionsOf);
+    GatekeeperMapping.Omissions previous = sameRun ? omittedBefore : omitted;
     GatekeeperMapping.Statements statements =
-        GatekeeperMapping.statements(run, before, confirmed, uids(run.violations()));
+        GatekeeperMapping.statements(run, before, confirmed, uids(run.violations()), previous);
+    if (!sameRun) {
+      omittedBefore = omitted;
+      omissionsOf = run.id();
+    }
+    omitted = statements.omitted();
     for (GatekeeperMapping.Refusal refused : statements.refused()) {
       rateLimited.warn(
           "refused " + refused.resource(),

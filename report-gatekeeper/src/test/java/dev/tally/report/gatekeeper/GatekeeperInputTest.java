@@ -149,11 +149,16 @@ class GatekeeperInputTest {
           StandardCharsets.UTF_8);
       stamp(inProgress);
 
-      // the last run finishes and is confirmed: it retracts what it no longer names
+      // two runs finish and are confirmed: the second in a row to omit them retracts what they no
+      // longer name (one alone could be a run that missed a kind, which Gatekeeper finishes too)
       String last = "2026-01-01T00:11:00Z";
-      writeRun(last, finished(last, "a"));
-      stamp(last);
-      awaitReported("the confirmed run retracts", uids, "a");
+      for (String id : List.of("2026-01-01T00:10:30Z", last)) {
+        writeRun(id, finished(id, "a"));
+        stamp(id);
+        // stated: a's result in the aggregator's state is at the run's time
+        Await.until("run " + id + " is stated", () -> stated(controller, id), WAIT);
+      }
+      awaitReported("the second confirmed run in a row retracts", uids, "a");
       assertThat(controller.desired().get().stream().mapToInt(r -> r.results().size()).sum())
           .isEqualTo(1);
 
@@ -176,6 +181,19 @@ class GatekeeperInputTest {
         .hasMessageContaining("Pods");
     assertThat(input.name()).isEqualTo("gatekeeper");
     assertThat(input.kinds(client)).isEmpty();
+  }
+
+  /** Whether a result in the aggregator's state is at run {@code id}'s time. */
+  private static boolean stated(AggregatorController controller, String id) {
+    dev.tally.report.api.Timestamp started =
+        dev.tally.report.api.Timestamp.ofSeconds(java.time.Instant.parse(id).getEpochSecond());
+    try {
+      return controller.desired().get(60, java.util.concurrent.TimeUnit.SECONDS).stream()
+          .flatMap(r -> r.results().stream())
+          .anyMatch(r -> r.timestamp().equals(java.util.Optional.of(started)));
+    } catch (Exception e) {
+      throw new IllegalStateException("the aggregator's state cannot be read", e);
+    }
   }
 
   private void awaitReported(String what, Map<String, String> uids, String... names) {

@@ -103,6 +103,28 @@ public final class GatekeeperMapping {
       Collection<AggregateReport> held,
       Set<String> confirmed,
       Function<Subject, Optional<String>> uidOf) {
+    return statements(run, held, confirmed, uidOf, Omissions.EVERY);
+  }
+
+  /**
+   * What a run states, a retraction of a resource that still exists waiting for a second run in a
+   * row to omit it: Gatekeeper's audit stamps every constraint with a run and finishes its file
+   * even when it could not list a kind of resource (docs/DESIGN.md, "Gatekeeper's audit runs"), so
+   * one run's omission may be a kind it missed. A (resource, constraint) held, confirmed and not
+   * named is retracted only when {@code previous} (what the run before omitted) holds it too;
+   * either way it is among the {@link Statements#omitted} this run hands to the next. A resource
+   * deleted or recreated loses everything at once (the lookup, not the audit, says so).
+   *
+   * @param previous what the previous run omitted; {@link Omissions#EVERY} to retract at once
+   * @see #statements(AuditRun.Finished, Collection, Set, Function)
+   */
+  public static Statements statements(
+      AuditRun.Finished run,
+      Collection<AggregateReport> held,
+      Set<String> confirmed,
+      Function<Subject, Optional<String>> uidOf,
+      Omissions previous) {
+    InvalidReportException.requireNonNull("previous", previous);
     InvalidReportException.requireNonNull("run", run);
     InvalidReportException.requireNoNulls("held", held);
     InvalidReportException.requireNoNulls("confirmed", confirmed);
@@ -111,6 +133,7 @@ public final class GatekeeperMapping {
     if (before.newest.compareTo(run.started()) > 0) {
       return new Statements(
           List.of(),
+          Omissions.NONE,
           List.of(
               new Refusal(
                   "run " + InvalidReportException.printable(run.id(), 100),
@@ -150,6 +173,7 @@ public final class GatekeeperMapping {
     Set<CoverageKey> confirmedKeys = new HashSet<>();
     confirmed.forEach(p -> confirmedKeys.add(CoverageKey.of(SOURCE, p)));
     List<PartialReport> reports = new ArrayList<>();
+    Set<String> omitted = new HashSet<>();
     Set<String> stated = new HashSet<>();
     for (var e : named.entrySet()) {
       Named n = e.getValue();
@@ -170,7 +194,15 @@ public final class GatekeeperMapping {
         n.results.forEach(r -> coverage.add(r.coverageKey()));
         HeldSubject h = before.byUid.get(uid.get());
         if (h != null) {
-          h.keys.stream().filter(confirmedKeys::contains).forEach(coverage::add);
+          for (CoverageKey k : h.keys) {
+            if (confirmedKeys.contains(k) && !coverage.contains(k)) {
+              String pair = Omissions.pair(uid.get(), k);
+              omitted.add(pair);
+              if (previous.holds(pair)) {
+                coverage.add(k); // omitted twice in a row: retracted
+              }
+            }
+          }
         }
         reports.add(partial(run, n.resource.withUid(uid.get()), coverage, n.results));
         stated.add(uid.get());
@@ -197,7 +229,15 @@ public final class GatekeeperMapping {
       }
       Set<CoverageKey> retracted = new TreeSet<>();
       if (now.isPresent() && now.get().equals(h.subject.uid())) {
-        h.keys.stream().filter(confirmedKeys::contains).forEach(retracted::add);
+        for (CoverageKey k : h.keys) {
+          if (confirmedKeys.contains(k)) {
+            String pair = Omissions.pair(h.subject.uid(), k);
+            omitted.add(pair);
+            if (previous.holds(pair)) {
+              retracted.add(k); // omitted twice in a row
+            }
+          }
+        }
       } else {
         retracted.addAll(h.keys); // deleted, or recreated under its name
       }
@@ -205,7 +245,7 @@ public final class GatekeeperMapping {
         reports.add(partial(run, h.subject, retracted, List.of()));
       }
     }
-    return new Statements(reports, refusals);
+    return new Statements(reports, new Omissions(omitted, false), refusals);
   }
 
   /**
@@ -304,19 +344,49 @@ public final class GatekeeperMapping {
         refused.put(e.getKey(), new Refusal(subject.display(), ex.getMessage()));
       }
     }
-    return new Statements(seeds, List.copyOf(refused.values()));
+    return new Statements(seeds, Omissions.NONE, List.copyOf(refused.values()));
   }
 
   /**
    * What a run states.
    *
    * @param reports a partial report per uid the run states something of
+   * @param omitted the (resource, constraint) pairs held, confirmed and not named, of resources
+   *     that still exist: what the next run's retractions wait for
    * @param refused the resources about which nothing is stated, and why; or the whole run
    */
-  public record Statements(List<PartialReport> reports, List<Refusal> refused) {
+  public record Statements(List<PartialReport> reports, Omissions omitted, List<Refusal> refused) {
     public Statements {
       reports = List.copyOf(reports);
+      InvalidReportException.requireNonNull("omitted", omitted);
       refused = List.copyOf(refused);
+    }
+  }
+
+  /**
+   * The (resource uid, constraint) pairs a run omitted: held, confirmed, not named, the resource
+   * still there.
+   *
+   * @param pairs each pair as {@link #pair} writes it
+   * @param every whether every pair counts as omitted (retractions at once)
+   */
+  public record Omissions(Set<String> pairs, boolean every) {
+    /** None omitted: every retraction of a resource that still exists waits for the next run. */
+    public static final Omissions NONE = new Omissions(Set.of(), false);
+
+    /** Every pair counts as omitted before: retractions apply at once. */
+    public static final Omissions EVERY = new Omissions(Set.of(), true);
+
+    public Omissions {
+      pairs = Set.copyOf(InvalidReportException.requireNoNulls("pairs", pairs));
+    }
+
+    boolean holds(String pair) {
+      return every || pairs.contains(pair);
+    }
+
+    static String pair(String uid, CoverageKey key) {
+      return uid + "\n" + key.source() + "\n" + key.policy();
     }
   }
 

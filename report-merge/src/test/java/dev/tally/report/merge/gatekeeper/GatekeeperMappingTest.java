@@ -575,4 +575,54 @@ class GatekeeperMappingTest {
         .hasSize(2)
         .allSatisfy(r -> assertThat(r.reason()).contains("after the aggregator's clock"));
   }
+
+  @Test
+  void withTheRunBeforesOmissionsARetractionWaitsForASecondRunInARowButADeletionDoesNot() {
+    ReportAggregator aggregator =
+        afterFirstRun(
+            finished(
+                podViolation("owner", "a", "m1"),
+                podViolation("owner", "b", "m2"),
+                podViolation("owner", "c", "m3")));
+    // a is fixed (not named), b still violates, c is deleted
+    Function<Subject, Optional<String>> uidOf =
+        s -> s.name().equals("c") ? Optional.empty() : byName(s);
+    GatekeeperMapping.Statements second =
+        GatekeeperMapping.statements(
+            later(300, podViolation("owner", "b", "m4")),
+            aggregator.aggregates(),
+            BOTH,
+            uidOf,
+            GatekeeperMapping.Omissions.NONE);
+    apply(aggregator, second);
+    assertThat(held(aggregator))
+        .as("c gone at once; a's omission waits for a second run")
+        .containsExactly("uid-a K8sRequiredLabels/owner m1", "uid-b K8sRequiredLabels/owner m4");
+
+    GatekeeperMapping.Statements third =
+        GatekeeperMapping.statements(
+            later(600, podViolation("owner", "b", "m5")),
+            aggregator.aggregates(),
+            BOTH,
+            uidOf,
+            second.omitted());
+    apply(aggregator, third);
+    assertThat(held(aggregator)).containsExactly("uid-b K8sRequiredLabels/owner m5");
+
+    // one omission not repeated is not remembered further: a run that names b again after one
+    // that omitted it keeps it
+    GatekeeperMapping.Statements missed =
+        GatekeeperMapping.statements(
+            later(900), aggregator.aggregates(), BOTH, uidOf, third.omitted());
+    apply(aggregator, missed);
+    GatekeeperMapping.Statements back =
+        GatekeeperMapping.statements(
+            later(1200, podViolation("owner", "b", "m6")),
+            aggregator.aggregates(),
+            BOTH,
+            uidOf,
+            missed.omitted());
+    apply(aggregator, back);
+    assertThat(held(aggregator)).containsExactly("uid-b K8sRequiredLabels/owner m6");
+  }
 }
