@@ -12,9 +12,7 @@ import java.net.HttpURLConnection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * Which constraints a run of the audit is known to have audited: those whose status names the run
@@ -23,9 +21,6 @@ import java.util.TreeSet;
  * and each kind's constraints, listed in pages.
  */
 final class ConstraintStatuses {
-  private static final org.slf4j.Logger LOG =
-      org.slf4j.LoggerFactory.getLogger(ConstraintStatuses.class);
-
   /** Gatekeeper's ConstraintTemplates. */
   static final ResourceDefinitionContext TEMPLATES =
       new ResourceDefinitionContext.Builder()
@@ -49,9 +44,9 @@ final class ConstraintStatuses {
    * @param stamps the uid and audit timestamp of every constraint listed, by {@linkplain
    *     GatekeeperMapping#policy policy}; the timestamp empty where a constraint has none yet
    * @param unlisted the kinds whose constraints could not be listed (a LIST refused or failed for
-   *     good): nothing is known of them, and the others still count
+   *     good), each with why: nothing is known of them, and the others still count
    */
-  record Listed(Map<String, ConstraintAudits.Stamp> stamps, Set<String> unlisted) {}
+  record Listed(Map<String, ConstraintAudits.Stamp> stamps, Map<String, String> unlisted) {}
 
   /**
    * The statuses of every constraint.
@@ -61,7 +56,7 @@ final class ConstraintStatuses {
    */
   static Listed auditTimestamps(KubernetesClient client, ApiCalls calls) {
     Map<String, ConstraintAudits.Stamp> stamps = new TreeMap<>();
-    Set<String> unlisted = new TreeSet<>();
+    Map<String, String> unlisted = new TreeMap<>();
     for (GenericKubernetesResource template :
         PagedList.<GenericKubernetesResource>all(
             calls,
@@ -90,11 +85,7 @@ final class ConstraintStatuses {
       } catch (KubernetesClientException e) {
         if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
           // refused, or failing for good: one kind does not keep the others from counting
-          LOG.warn(
-              "the constraints of kind {} cannot be listed: {}; none of them is confirmed",
-              kind,
-              dev.tally.report.fabric8.RequestFailedException.rootCause(e));
-          unlisted.add(kind);
+          unlisted.put(kind, dev.tally.report.fabric8.RequestFailedException.rootCause(e));
           continue;
         }
         // the kind is not served (its CRD not made yet, or never: a template that does not

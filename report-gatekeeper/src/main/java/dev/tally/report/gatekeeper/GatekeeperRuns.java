@@ -43,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * exists loses a confirmed constraint's result only once two runs in a row omitted it (Gatekeeper's
  * audit finishes a run that could not list a kind as if it had).
  *
- * <p>What cannot be read now (the directory, a constraint's status, a uid) states nothing of the
- * run, and is read again at the next poll. Confined to the aggregator thread.
+ * <p>What cannot be read now is read again at a later poll: the directory or the templates' list
+ * (nothing of the run is stated), one kind's constraints (none of them is confirmed), one uid (that
+ * resource is withheld), one file (the run before it is read). Confined to the aggregator thread.
  */
 final class GatekeeperRuns implements StatementSource {
   private static final Logger LOG = LoggerFactory.getLogger(GatekeeperRuns.class);
@@ -64,7 +65,10 @@ final class GatekeeperRuns implements StatementSource {
    */
   private final ConstraintAudits audits = new ConstraintAudits();
 
-  /** The run whose statement's omissions {@link #omitted} are; empty before the first. */
+  /**
+   * The run (id and ordinal) whose statements' omissions {@link #omitted} are; empty before the
+   * first.
+   */
   private String omissionsOf = "";
 
   /** What the run {@link #omissionsOf} omitted (its latest statement). */
@@ -120,11 +124,8 @@ final class GatekeeperRuns implements StatementSource {
 
   @Override
   public void termEnded() {
+    // what the runs omitted is kept, as the constraints' audits are: facts about the runs
     stated = null;
-    // a new term retracts only what two runs it read in a row omitted
-    omissionsOf = "";
-    omitted = GatekeeperMapping.Omissions.NONE;
-    omittedBefore = GatekeeperMapping.Omissions.NONE;
     lookups.clear();
   }
 
@@ -161,8 +162,9 @@ final class GatekeeperRuns implements StatementSource {
       try {
         read = GatekeeperExport.read(f);
       } catch (IOException e) {
-        // one file that cannot be read keeps no other from being read
-        read = new AuditRun.Unfinished(GatekeeperExport.runId(f), "it cannot be read: " + e);
+        // one file that cannot be read keeps no other from being read; read again next poll
+        rateLimited.warn("read " + f, "{} cannot be read: {}", f.getFileName(), e.toString());
+        continue;
       }
       if (read instanceof AuditRun.Finished finished) {
         file = f;
@@ -197,7 +199,16 @@ final class GatekeeperRuns implements StatementSource {
           RequestFailedException.rootCause(e));
       return List.of();
     }
-    audits.observe(stamps.stamps(), stamps.unlisted());
+    stamps
+        .unlisted()
+        .forEach(
+            (kind, reason) ->
+                rateLimited.warn(
+                    "unlisted " + kind,
+                    "the constraints of kind {} cannot be listed: {}; none of them is confirmed",
+                    kind,
+                    reason));
+    audits.observe(stamps.stamps(), stamps.unlisted().keySet());
     List<AggregateReport> before = held.get();
     Set<String> confirmed = audits.confirmed(run, before);
     boolean final_ = audits.settled(run);
@@ -206,22 +217,35 @@ final class GatekeeperRuns implements StatementSource {
         && last.version().equals(version)
         && last.id().equals(run.id())
         && last.ordinal() == run.ordinal()
-        && last.confirmed().equals(confirmed)) {
-      stated = new Stated(file, version, run.id(), run.ordinal(), confirmed, final_);
+        && !(confirmed.containsAll(last.confirmed()) && !confirmed.equals(last.confirmed()))) {
+      // the run stated: stated again only when more of its constraints are confirmed (when the
+      // statuses moved on to a later run, fewer are, and that later run is read once finished)
+      stated =
+          new Stated(
+              file,
+              version,
+              run.id(),
+              run.ordinal(),
+              last.confirmed(),
+              final_ || !confirmed.containsAll(last.confirmed()));
       return List.of();
     }
 
     // a retraction waits for a second run in a row to omit it: what the run before this one (not an
     // earlier statement of this one) omitted
-    boolean sameRun = run.id().equals(omissionsOf);
+    String runKey = run.id() + "#" + run.ordinal();
+    boolean sameRun = runKey.equals(omissionsOf);
     GatekeeperMapping.Omissions previous = sameRun ? omittedBefore : omitted;
     GatekeeperMapping.Statements statements =
         GatekeeperMapping.statements(run, before, confirmed, uids(run.violations()), previous);
     if (!sameRun) {
       omittedBefore = omitted;
-      omissionsOf = run.id();
+      omissionsOf = runKey;
+      omitted = statements.omitted();
+    } else {
+      // a later statement of the same run confirms more: what it omitted adds to what it had
+      omitted = omitted.and(statements.omitted());
     }
-    omitted = statements.omitted();
     for (GatekeeperMapping.Refusal refused : statements.refused()) {
       rateLimited.warn(
           "refused " + refused.resource(),

@@ -196,7 +196,8 @@ class RealGatekeeperAuditTest {
       awaitReported(admin, audit, ns, policy, uids);
       assertThat(reported(admin, ns, policy)).hasSize(violating.size()).isEqualTo(uids);
 
-      // one resource is fixed, another deleted: a later run retracts both
+      // one resource is fixed, another deleted: later runs retract both (the fix once two runs in a
+      // row omitted it)
       admin
           .configMaps()
           .inNamespace(ns)

@@ -36,8 +36,8 @@ import java.util.function.Function;
  * names is stated with its violations, covering their constraints and the confirmed ones the
  * aggregates hold a result of for it; a resource held and not named has the confirmed constraints
  * it holds retracted; a resource held under a uid that is no longer its own (deleted, or recreated
- * under its name) has everything retracted. A constraint deleted is not this rule's: its results
- * leave as a policy no longer live.
+ * under its name) has everything retracted. A constraint deleted is confirmed for every run by the
+ * caller ({@link ConstraintAudits}), so its results leave as a fix's do.
  *
  * <ul>
  *   <li><b>Result</b>: source {@value #SOURCE}, policy the constraint's kind and name ({@code
@@ -379,6 +379,14 @@ public final class GatekeeperMapping {
 
     public Omissions {
       pairs = Set.copyOf(InvalidReportException.requireNoNulls("pairs", pairs));
+    }
+
+    /** What this and {@code more} hold. */
+    public Omissions and(Omissions more) {
+      InvalidReportException.requireNonNull("more", more);
+      Set<String> both = new HashSet<>(pairs);
+      both.addAll(more.pairs);
+      return new Omissions(both, every || more.every);
     }
 
     boolean holds(String pair) {

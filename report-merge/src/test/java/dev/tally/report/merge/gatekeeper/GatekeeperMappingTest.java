@@ -615,6 +615,7 @@ class GatekeeperMappingTest {
         GatekeeperMapping.statements(
             later(900), aggregator.aggregates(), BOTH, uidOf, third.omitted());
     apply(aggregator, missed);
+    assertThat(held(aggregator)).containsExactly("uid-b K8sRequiredLabels/owner m5");
     GatekeeperMapping.Statements back =
         GatekeeperMapping.statements(
             later(1200, podViolation("owner", "b", "m6")),
@@ -624,5 +625,12 @@ class GatekeeperMappingTest {
             missed.omitted());
     apply(aggregator, back);
     assertThat(held(aggregator)).containsExactly("uid-b K8sRequiredLabels/owner m6");
+    apply(
+        aggregator,
+        GatekeeperMapping.statements(
+            later(1500), aggregator.aggregates(), BOTH, uidOf, back.omitted()));
+    assertThat(held(aggregator))
+        .as("omitted once since it was named again")
+        .containsExactly("uid-b K8sRequiredLabels/owner m6");
   }
 }
