@@ -5,6 +5,7 @@ the one Lease its -lease role grants: neither nameOverride nor fullnameOverride 
 {{- define "tally.roleName" -}}
 {{- if eq .Values.input "kyverno" -}}tally-kyverno-aggregator
 {{- else if eq .Values.input "trivy" -}}tally-trivy-aggregator
+{{- else if eq .Values.input "gatekeeper" -}}tally-gatekeeper-aggregator
 {{- else -}}tally-aggregator{{- end -}}
 {{- end -}}
 
@@ -27,7 +28,10 @@ or one that exists already, which must then be named: the roles are bound to it,
 to a namespace's "default" account would grant them to every Pod that runs as it.
 */}}
 {{- define "tally.serviceAccountName" -}}
-{{- if .Values.serviceAccount.create -}}
+{{- if eq .Values.input "gatekeeper" -}}
+{{- /* the sidecar runs as Gatekeeper's audit: its ServiceAccount, in the release's namespace */ -}}
+{{- default "gatekeeper-admin" .Values.serviceAccount.name -}}
+{{- else if .Values.serviceAccount.create -}}
 {{- default (include "tally.fullname" .) .Values.serviceAccount.name -}}
 {{- else if .Values.serviceAccount.name -}}
 {{- .Values.serviceAccount.name -}}
@@ -67,5 +71,6 @@ The Pods' labels: the chart's, then podLabels, which may add labels but not repl
 {{- define "tally.rbacFile" -}}
 {{- if eq .Values.input "kyverno" -}}files/rbac/kyverno-aggregator.yaml
 {{- else if eq .Values.input "trivy" -}}files/rbac/trivy-aggregator.yaml
+{{- else if eq .Values.input "gatekeeper" -}}files/rbac/gatekeeper-aggregator.yaml
 {{- else -}}files/rbac/clusterroles.yaml{{- end -}}
 {{- end -}}

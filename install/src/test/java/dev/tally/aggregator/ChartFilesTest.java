@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.fabric8.trivy.TrivyInput;
+import dev.tally.report.gatekeeper.GatekeeperInput;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,13 +22,17 @@ import org.junit.jupiter.api.Test;
 class ChartFilesTest {
   private static final String TRIVY_RBAC = "META-INF/tally/rbac/trivy-aggregator.yaml";
 
+  /** report-gatekeeper's, in its jar. */
+  private static final String GATEKEEPER_RBAC = "META-INF/tally/rbac/gatekeeper-aggregator.yaml";
+
   static final Map<String, String> COPIES =
       Map.of(
           "crds/partialreports.tally.dev.yaml", TallyResources.PARTIAL_REPORT_CRD,
           "crds/clusterpartialreports.tally.dev.yaml", TallyResources.CLUSTER_PARTIAL_REPORT_CRD,
           "files/rbac/clusterroles.yaml", TallyResources.RBAC,
           "files/rbac/kyverno-aggregator.yaml", TallyResources.KYVERNO_RBAC,
-          "files/rbac/trivy-aggregator.yaml", TRIVY_RBAC);
+          "files/rbac/trivy-aggregator.yaml", TRIVY_RBAC,
+          "files/rbac/gatekeeper-aggregator.yaml", GATEKEEPER_RBAC);
 
   static Path deployDir() {
     return Path.of(System.getProperty("tally.deploy.dir", "../deploy"))
@@ -52,10 +57,15 @@ class ChartFilesTest {
             TallyResources.KYVERNO_RBAC,
             TallyResources.kyvernoRbacYaml(),
             TRIVY_RBAC,
-            TrivyInput.rbacYaml());
+            TrivyInput.rbacYaml(),
+            GATEKEEPER_RBAC,
+            GatekeeperInput.rbacYaml());
     for (var copy : COPIES.entrySet()) {
       Path file = chartDir().resolve(copy.getKey());
-      String source = "report-fabric8/src/main/resources/" + copy.getValue();
+      String source =
+          (copy.getValue().equals(GATEKEEPER_RBAC) ? "report-gatekeeper" : "report-fabric8")
+              + "/src/main/resources/"
+              + copy.getValue();
       String target = "charts/tally-aggregator/" + copy.getKey();
       assertThat(Files.readString(file))
           .as(

@@ -71,6 +71,44 @@ class ChartValuesTest {
   }
 
   @Test
+  void theGatekeeperInputRendersOnlyItsRolesBoundToTheAuditsServiceAccount() {
+    List<HasMetadata> objects =
+        objects("--set", "input=gatekeeper", "--namespace", "gatekeeper-system");
+    assertThat(objects)
+        .extracting(o -> o.getKind() + " " + o.getMetadata().getName())
+        .containsExactlyInAnyOrder(
+            "ClusterRole tally-gatekeeper-aggregator",
+            "ClusterRole tally-gatekeeper-aggregator-lease",
+            "ClusterRoleBinding tally-gatekeeper-aggregator",
+            "RoleBinding tally-gatekeeper-aggregator-lease");
+    assertThat(objects)
+        .filteredOn(o -> o instanceof io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding)
+        .singleElement()
+        .satisfies(
+            b -> {
+              var binding = (io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding) b;
+              assertThat(binding.getRoleRef().getName()).isEqualTo("tally-gatekeeper-aggregator");
+              assertThat(binding.getSubjects())
+                  .singleElement()
+                  .satisfies(
+                      s -> {
+                        assertThat(s.getName()).isEqualTo("gatekeeper-admin");
+                        assertThat(s.getNamespace()).isEqualTo("gatekeeper-system");
+                      });
+            });
+    assertThat(
+            objects("--set", "input=gatekeeper", "--set", "serviceAccount.name=audit").stream()
+                .filter(o -> o instanceof io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding)
+                .map(
+                    o ->
+                        ((io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding) o)
+                            .getSubjects()
+                            .get(0)
+                            .getName()))
+        .containsExactly("audit");
+  }
+
+  @Test
   void fullnameOverrideNamesEveryObjectButTheShippedRolesAndTheLease() {
     List<HasMetadata> objects =
         objects("--set", "fullnameOverride=platform-reports,nameOverride=reports");
