@@ -4,7 +4,6 @@ import dev.tally.aggregator.Options.UsageException;
 import dev.tally.report.gatekeeper.GatekeeperInput;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -71,16 +70,8 @@ final class GatekeeperInputOption extends InputOption<GatekeeperInput> {
               v.duration("--gatekeeper-poll-period", GatekeeperInput.DEFAULT_POLL_PERIOD, false));
     }
     if (v.has("--gatekeeper-lookup-kinds")) {
-      String list = v.getOrDefault("--gatekeeper-lookup-kinds", "");
-      Set<String> kinds = new LinkedHashSet<>();
-      for (String kind : list.split(",", -1)) {
-        if (kind.isBlank()) {
-          throw new UsageException(
-              "--gatekeeper-lookup-kinds",
-              "an empty entry in '" + list + "' (comma-separated resources)");
-        }
-        kinds.add(kind.trim());
-      }
+      Set<String> kinds =
+          resources("--gatekeeper-lookup-kinds", v.getOrDefault("--gatekeeper-lookup-kinds", ""));
       try {
         g = g.withLookupKinds(kinds);
       } catch (IllegalArgumentException e) {

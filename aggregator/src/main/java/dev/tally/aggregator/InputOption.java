@@ -4,7 +4,9 @@ import dev.tally.aggregator.Options.UsageException;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.partials.PartialReportsInput;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -152,6 +154,24 @@ abstract class InputOption<S extends ReportInput> {
 
   private Chosen<S> chosen(FlagValues v) {
     return new Chosen<>(this, read(v));
+  }
+
+  /**
+   * The resources of a comma-separated {@code list} given to {@code flag}, each trimmed, in order;
+   * whether each is a resource name is the input's check.
+   *
+   * @throws UsageException naming {@code flag} for an empty entry
+   */
+  static Set<String> resources(String flag, String list) {
+    Set<String> kinds = new LinkedHashSet<>();
+    for (String kind : list.split(",", -1)) {
+      if (kind.isBlank()) {
+        throw new UsageException(
+            flag, "an empty entry in '" + list + "' (comma-separated resources)");
+      }
+      kinds.add(kind.trim());
+    }
+    return kinds;
   }
 
   /** {@code a}, {@code a or b}, {@code a, b or c}. */

@@ -3,7 +3,6 @@ package dev.tally.aggregator;
 import dev.tally.aggregator.Options.UsageException;
 import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import java.time.Duration;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -117,14 +116,7 @@ final class KyvernoInputOption extends InputOption<KyvernoInput> {
   }
 
   private static KyvernoInput withAdoptionKinds(KyvernoInput k, String list) {
-    Set<String> kinds = new LinkedHashSet<>();
-    for (String kind : list.split(",", -1)) {
-      if (kind.isBlank()) {
-        throw new UsageException(
-            "--adoption-kinds", "an empty entry in '" + list + "' (comma-separated resources)");
-      }
-      kinds.add(kind.trim());
-    }
+    Set<String> kinds = resources("--adoption-kinds", list);
     try {
       return k.withAdoptionKinds(kinds);
     } catch (IllegalArgumentException e) {

@@ -6,6 +6,7 @@ import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.InputKind;
 import dev.tally.report.fabric8.input.InputLifecycle;
 import dev.tally.report.fabric8.input.ReportInput;
+import dev.tally.report.fabric8.input.ResourceLookups;
 import dev.tally.report.fabric8.input.StatementSource;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -19,7 +20,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 
 /**
  * Gatekeeper's audit as an input: every violation of every finished run its {@code disk} export
@@ -45,30 +45,14 @@ import java.util.regex.Pattern;
  * <p>Immutable: each {@code with} method returns a copy.
  */
 public final class GatekeeperInput implements ReportInput {
-  /** The resources looked up by default: those Gatekeeper's library's constraints most match. */
-  public static final Set<String> DEFAULT_LOOKUP_KINDS =
-      Set.of(
-          "pods",
-          "services",
-          "configmaps",
-          "namespaces",
-          "serviceaccounts",
-          "persistentvolumeclaims",
-          "replicationcontrollers",
-          "deployments.apps",
-          "replicasets.apps",
-          "statefulsets.apps",
-          "daemonsets.apps",
-          "jobs.batch",
-          "cronjobs.batch",
-          "ingresses.networking.k8s.io",
-          "networkpolicies.networking.k8s.io");
+  /**
+   * The resources looked up by default: {@link ResourceLookups#DEFAULT_KINDS}, the kinds policies
+   * commonly match; the shipped ClusterRole grants {@code get} and {@code list} on exactly these.
+   */
+  public static final Set<String> DEFAULT_LOOKUP_KINDS = ResourceLookups.DEFAULT_KINDS;
 
   /** How often the directory is read by default. */
   public static final Duration DEFAULT_POLL_PERIOD = Duration.ofSeconds(10);
-
-  private static final Pattern RESOURCE =
-      Pattern.compile("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*");
 
   private final Path channel;
   private final Duration pollPeriod;
@@ -114,19 +98,8 @@ public final class GatekeeperInput implements ReportInput {
    * @throws IllegalArgumentException naming {@code lookupKinds} and the entry at fault
    */
   public GatekeeperInput withLookupKinds(Set<String> kinds) {
-    Objects.requireNonNull(kinds, "lookupKinds");
-    Set<String> checked = new TreeSet<>();
-    for (String k : kinds) {
-      String kind = Objects.requireNonNull(k, "lookupKinds entry").trim();
-      if (!RESOURCE.matcher(kind).matches()) {
-        throw new IllegalArgumentException(
-            "lookupKinds: '"
-                + InvalidReportException.printable(kind, 100)
-                + "' is not <plural> or <plural>.<group> in lower case");
-      }
-      checked.add(kind);
-    }
-    return new GatekeeperInput(channel, pollPeriod, Set.copyOf(checked));
+    return new GatekeeperInput(
+        channel, pollPeriod, ResourceLookups.checkedKinds("lookupKinds", kinds));
   }
 
   /** The channel's directory read. */

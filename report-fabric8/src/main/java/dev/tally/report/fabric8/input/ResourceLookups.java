@@ -41,6 +41,62 @@ import org.jspecify.annotations.Nullable;
  * the aggregator thread.
  */
 public final class ResourceLookups {
+  /**
+   * The resources an input reads by default, as {@code <plural>} (the core group) or {@code
+   * <plural>.<group>}: the kinds policies commonly match (Pods and the workloads that make them,
+   * Services, ConfigMaps, Namespaces, ServiceAccounts, PersistentVolumeClaims, Ingresses and
+   * NetworkPolicies). Never Secrets. The shipped ClusterRoles of the inputs that look resources up
+   * grant exactly these.
+   */
+  public static final Set<String> DEFAULT_KINDS =
+      Set.of(
+          "pods",
+          "services",
+          "configmaps",
+          "namespaces",
+          "serviceaccounts",
+          "persistentvolumeclaims",
+          "replicationcontrollers",
+          "deployments.apps",
+          "replicasets.apps",
+          "statefulsets.apps",
+          "daemonsets.apps",
+          "jobs.batch",
+          "cronjobs.batch",
+          "ingresses.networking.k8s.io",
+          "networkpolicies.networking.k8s.io");
+
+  /**
+   * A resource as RBAC and {@code kubectl} name it: {@code <plural>} or {@code <plural>.<group>}.
+   */
+  private static final Pattern RESOURCE =
+      Pattern.compile("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*");
+
+  /**
+   * {@code kinds}, each trimmed and checked to be a resource name ({@code <plural>} or {@code
+   * <plural>.<group>}, lower case, such as {@code pods} or {@code deployments.apps}).
+   *
+   * @param field the setting's name, for the message
+   * @throws IllegalArgumentException naming {@code field} and the entry that is not a resource
+   */
+  public static Set<String> checkedKinds(String field, Set<String> kinds) {
+    java.util.Objects.requireNonNull(kinds, field);
+    Set<String> checked = new java.util.TreeSet<>();
+    for (String k : kinds) {
+      String kind = java.util.Objects.requireNonNull(k, field + " entry").trim();
+      if (!RESOURCE.matcher(kind).matches()) {
+        throw new IllegalArgumentException(
+            field
+                + ": '"
+                + dev.tally.report.api.InvalidReportException.printable(k, 100)
+                + "' is not a resource: expected <plural> or <plural>.<group>, lower case,"
+                + " such as pods or deployments.apps");
+      }
+      checked.add(kind);
+    }
+    return Set.copyOf(checked);
+  }
+
   /** The media type of a metadata-only answer. */
   public static final String METADATA_ONLY =
       "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";

@@ -8,19 +8,17 @@ import dev.tally.report.fabric8.input.InputKind;
 import dev.tally.report.fabric8.input.InputLifecycle;
 import dev.tally.report.fabric8.input.LivenessWatch;
 import dev.tally.report.fabric8.input.ReportInput;
+import dev.tally.report.fabric8.input.ResourceLookups;
 import dev.tally.report.fabric8.input.Statement;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Consumer;
-import java.util.regex.Pattern;
 
 /**
  * Makes an {@link dev.tally.report.fabric8.AggregatorController} read Kyverno's intermediate
@@ -57,30 +55,11 @@ public final class KyvernoInput implements ReportInput {
   }
 
   /**
-   * The resources the aggregator reads by default, as {@code <plural>} (the core group) or {@code
-   * <plural>.<group>}: the kinds Kyverno's policies commonly admit (Pods and the workloads that
-   * make them, Services, ConfigMaps, Namespaces, ServiceAccounts, PersistentVolumeClaims, Ingresses
-   * and NetworkPolicies). Never Secrets. The shipped ClusterRole {@code tally-kyverno-aggregator}
+   * The resources the aggregator reads by default: {@link ResourceLookups#DEFAULT_KINDS}, the kinds
+   * Kyverno's policies commonly admit. The shipped ClusterRole {@code tally-kyverno-aggregator}
    * grants {@code get} on exactly these.
    */
-  public static final Set<String> DEFAULT_ADOPTION_KINDS =
-      Set.copyOf(
-          List.of(
-              "pods",
-              "services",
-              "configmaps",
-              "namespaces",
-              "serviceaccounts",
-              "persistentvolumeclaims",
-              "replicationcontrollers",
-              "deployments.apps",
-              "replicasets.apps",
-              "statefulsets.apps",
-              "daemonsets.apps",
-              "jobs.batch",
-              "cronjobs.batch",
-              "ingresses.networking.k8s.io",
-              "networkpolicies.networking.k8s.io"));
+  public static final Set<String> DEFAULT_ADOPTION_KINDS = ResourceLookups.DEFAULT_KINDS;
 
   /** Kyverno's namespaced intermediate reports, {@code reports.kyverno.io/v1} EphemeralReport. */
   public static final ResourceDefinitionContext EPHEMERAL = KyvernoReports.EPHEMERAL;
@@ -88,9 +67,6 @@ public final class KyvernoInput implements ReportInput {
   /** Kyverno's cluster-scoped intermediate reports, ClusterEphemeralReport. */
   public static final ResourceDefinitionContext CLUSTER_EPHEMERAL =
       KyvernoReports.CLUSTER_EPHEMERAL;
-
-  private static final Pattern RESOURCE =
-      Pattern.compile("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*");
 
   private final Lifecycle lifecycle;
   private final Duration adoptionGrace;
@@ -288,19 +264,7 @@ public final class KyvernoInput implements ReportInput {
    * @throws IllegalArgumentException naming the entry that is not a resource name
    */
   public KyvernoInput withAdoptionKinds(Set<String> kinds) {
-    Objects.requireNonNull(kinds, "adoptionKinds");
-    Set<String> checked = new TreeSet<>();
-    for (String k : kinds) {
-      String kind = Objects.requireNonNull(k, "adoptionKinds entry").trim();
-      if (!RESOURCE.matcher(kind).matches() || !kind.equals(kind.toLowerCase(Locale.ROOT))) {
-        throw new IllegalArgumentException(
-            "adoptionKinds: '"
-                + k
-                + "' is not a resource: expected <plural> or <plural>.<group>, lower case,"
-                + " such as pods or deployments.apps");
-      }
-      checked.add(kind);
-    }
+    Set<String> checked = ResourceLookups.checkedKinds("adoptionKinds", kinds);
     return new KyvernoInput(
         lifecycle,
         adoptionGrace,
@@ -308,7 +272,7 @@ public final class KyvernoInput implements ReportInput {
         watchPolicies,
         maxAwaitingPerNamespace,
         maxAwaiting,
-        Set.copyOf(checked),
+        checked,
         maxAwaitingDeletePerNamespace,
         maxAwaitingDelete);
   }
