@@ -349,10 +349,7 @@ final class InputLedger {
         metrics.partialApplied();
         applied++;
       } catch (InvalidReportException e) {
-        metrics.partialRejected(RejectionReason.of(e));
-        if (e instanceof CapacityExceededException cap) {
-          metrics.capacityReached(cap.cap());
-        }
+        rejections.counted(e);
         LogFields.about(LOG.atWarn(), p.subject())
             .log("a statement of the input's source is refused: {}", e.getMessage());
       }

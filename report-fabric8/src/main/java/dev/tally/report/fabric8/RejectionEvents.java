@@ -83,11 +83,20 @@ final class RejectionEvents {
 
   /** {@code resource}, known as {@code key}, was refused with {@code e}. */
   void reject(String key, HasMetadata resource, InvalidReportException e) {
+    counted(e);
+    record(key, resource, "Rejected", "rejected", e.getMessage(), "");
+  }
+
+  /**
+   * A partial report was refused for {@code e}: {@link TallyMetrics#partialRejected}, and {@link
+   * TallyMetrics#capacityReached} when a cap refused it. No Event: {@link #reject} records one for
+   * an input object; a statement of an input's source has no object to record it on.
+   */
+  void counted(InvalidReportException e) {
     metrics.partialRejected(RejectionReason.of(e));
     if (e instanceof CapacityExceededException cap) {
       metrics.capacityReached(cap.cap());
     }
-    record(key, resource, "Rejected", "rejected", e.getMessage(), "");
   }
 
   /**

@@ -294,15 +294,7 @@ final class GatekeeperRuns implements StatementSource {
     for (ExportLine v : violations) {
       Subject s;
       try {
-        s =
-            Subject.of(
-                v.resourceGroup().isEmpty()
-                    ? v.resourceApiVersion()
-                    : v.resourceGroup() + "/" + v.resourceApiVersion(),
-                v.resourceKind(),
-                v.resourceNamespace(),
-                v.resourceName(),
-                "");
+        s = GatekeeperMapping.resource(v);
       } catch (InvalidReportException e) {
         continue; // the rule refuses it
       }

@@ -211,29 +211,7 @@ class GatekeeperInputTest {
 
   /** The uids of the failed results of the constraint in the namespace's PolicyReports. */
   private Set<String> reported() {
-    Set<String> uids = new TreeSet<>();
-    for (GenericKubernetesResource report :
-        client
-            .genericKubernetesResources("wgpolicyk8s.io/v1alpha2", "PolicyReport")
-            .inNamespace(NS)
-            .list()
-            .getItems()) {
-      if (report.getAdditionalProperties().get("results") instanceof List<?> results) {
-        for (Object r : results) {
-          if (r instanceof Map<?, ?> result
-              && POLICY.equals(result.get("policy"))
-              && "fail".equals(result.get("result"))
-              && result.get("resources") instanceof List<?> resources) {
-            for (Object resource : resources) {
-              if (resource instanceof Map<?, ?> m && m.get("uid") instanceof String uid) {
-                uids.add(uid);
-              }
-            }
-          }
-        }
-      }
-    }
-    return uids;
+    return Reported.failingUids(client, NS, POLICY);
   }
 
   private void writeRun(String id, String content) throws IOException {

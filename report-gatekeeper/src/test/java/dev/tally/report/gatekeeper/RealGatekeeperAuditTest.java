@@ -387,37 +387,9 @@ class RealGatekeeperAuditTest {
         () -> reported(admin, ns, policy).equals(uids));
   }
 
-  /**
-   * The uids of the resources of {@code policy}'s failed results in the namespace's PolicyReports,
-   * as the cluster holds them.
-   */
+  /** {@link Reported#failingUids}. */
   private static Set<String> reported(KubernetesClient admin, String ns, String policy) {
-    Set<String> uids = new TreeSet<>();
-    for (GenericKubernetesResource report :
-        admin
-            .genericKubernetesResources("wgpolicyk8s.io/v1alpha2", "PolicyReport")
-            .inNamespace(ns)
-            .list()
-            .getItems()) {
-      Object results = report.getAdditionalProperties().get("results");
-      if (!(results instanceof List<?> list)) {
-        continue;
-      }
-      for (Object r : list) {
-        if (r instanceof Map<?, ?> result
-            && policy.equals(result.get("policy"))
-            && "fail".equals(result.get("result"))
-            && GatekeeperMapping.SOURCE.equals(result.get("source"))
-            && result.get("resources") instanceof List<?> resources) {
-          for (Object resource : resources) {
-            if (resource instanceof Map<?, ?> m && m.get("uid") instanceof String uid) {
-              uids.add(uid);
-            }
-          }
-        }
-      }
-    }
-    return uids;
+    return Reported.failingUids(admin, ns, policy);
   }
 
   private static Set<String> uidsOf(KubernetesClient admin, String ns, Set<String> names) {

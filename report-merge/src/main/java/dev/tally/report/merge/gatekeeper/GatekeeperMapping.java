@@ -483,7 +483,12 @@ public final class GatekeeperMapping {
     }
   }
 
-  private static Subject resource(ExportLine v) {
+  /**
+   * The resource a violation names, without uid (exports carry none).
+   *
+   * @throws InvalidReportException naming the field when it is not a valid subject
+   */
+  public static Subject resource(ExportLine v) {
     String apiVersion =
         v.resourceGroup().isEmpty()
             ? v.resourceApiVersion()
