@@ -1,5 +1,5 @@
 {{/*
-The fixed name of the input's ClusterRoles (files/rbac/, shipped in report-fabric8's jar) and of
+The fixed name of the input's ClusterRoles (files/rbac/, shipped in the input's jar) and of
 the one Lease its -lease role grants: neither nameOverride nor fullnameOverride changes it.
 */}}
 {{- define "tally.roleName" -}}

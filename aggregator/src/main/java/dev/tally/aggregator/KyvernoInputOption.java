@@ -1,7 +1,7 @@
 package dev.tally.aggregator;
 
 import dev.tally.aggregator.Options.UsageException;
-import dev.tally.report.fabric8.kyverno.KyvernoInput;
+import dev.tally.report.kyverno.KyvernoInput;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.WireNames;
-import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
+import dev.tally.report.kyverno.KyvernoInput;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -56,8 +56,7 @@ class KyvernoAggregatorJarIT {
     for (HasMetadata role :
         admin
             .load(
-                new ByteArrayInputStream(
-                    TallyResources.kyvernoRbacYaml().getBytes(StandardCharsets.UTF_8)))
+                new ByteArrayInputStream(KyvernoInput.rbacYaml().getBytes(StandardCharsets.UTF_8)))
             .items()) {
       admin.resource(role).createOr(existing -> existing.update());
     }

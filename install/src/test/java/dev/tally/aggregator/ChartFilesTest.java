@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.fabric8.trivy.TrivyInput;
 import dev.tally.report.gatekeeper.GatekeeperInput;
+import dev.tally.report.kyverno.KyvernoInput;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,19 +21,18 @@ import org.junit.jupiter.api.Test;
  * brings it up to date. deploy/ is the chart rendered (ChartIT checks that with real Helm).
  */
 class ChartFilesTest {
-  private static final String TRIVY_RBAC = "META-INF/tally/rbac/trivy-aggregator.yaml";
-
-  /** report-gatekeeper's, in its jar. */
-  private static final String GATEKEEPER_RBAC = "META-INF/tally/rbac/gatekeeper-aggregator.yaml";
-
   static final Map<String, String> COPIES =
       Map.of(
           "crds/partialreports.tally.dev.yaml", TallyResources.PARTIAL_REPORT_CRD,
           "crds/clusterpartialreports.tally.dev.yaml", TallyResources.CLUSTER_PARTIAL_REPORT_CRD,
           "files/rbac/clusterroles.yaml", TallyResources.RBAC,
-          "files/rbac/kyverno-aggregator.yaml", TallyResources.KYVERNO_RBAC,
-          "files/rbac/trivy-aggregator.yaml", TRIVY_RBAC,
-          "files/rbac/gatekeeper-aggregator.yaml", GATEKEEPER_RBAC);
+          "files/rbac/kyverno-aggregator.yaml", KyvernoInput.RBAC,
+          "files/rbac/trivy-aggregator.yaml", TrivyInput.RBAC,
+          "files/rbac/gatekeeper-aggregator.yaml", GatekeeperInput.RBAC);
+
+  /** The module whose jar ships each file; report-fabric8 for the others. */
+  private static final Map<String, String> MODULES =
+      Map.of(KyvernoInput.RBAC, "report-kyverno", GatekeeperInput.RBAC, "report-gatekeeper");
 
   static Path deployDir() {
     return Path.of(System.getProperty("tally.deploy.dir", "../deploy"))
@@ -54,16 +54,16 @@ class ChartFilesTest {
             TallyResources.clusterPartialReportCrdYaml(),
             TallyResources.RBAC,
             TallyResources.rbacYaml(),
-            TallyResources.KYVERNO_RBAC,
-            TallyResources.kyvernoRbacYaml(),
-            TRIVY_RBAC,
+            KyvernoInput.RBAC,
+            KyvernoInput.rbacYaml(),
+            TrivyInput.RBAC,
             TrivyInput.rbacYaml(),
-            GATEKEEPER_RBAC,
+            GatekeeperInput.RBAC,
             GatekeeperInput.rbacYaml());
     for (var copy : COPIES.entrySet()) {
       Path file = chartDir().resolve(copy.getKey());
       String source =
-          (copy.getValue().equals(GATEKEEPER_RBAC) ? "report-gatekeeper" : "report-fabric8")
+          MODULES.getOrDefault(copy.getValue(), "report-fabric8")
               + "/src/main/resources/"
               + copy.getValue();
       String target = "charts/tally-aggregator/" + copy.getKey();

@@ -10,11 +10,11 @@ import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.input.Statement;
-import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import dev.tally.report.fabric8.partials.PartialReportsInput;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.fabric8.trivy.TrivyInput;
+import dev.tally.report.kyverno.KyvernoInput;
 import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -186,7 +186,7 @@ enum Dialect {
       Path crds = testResources().resolve("crds");
       installCrd(admin, crds.resolve("reports.kyverno.io_ephemeralreports.v1.yaml"));
       installCrd(admin, crds.resolve("reports.kyverno.io_clusterephemeralreports.v1.yaml"));
-      apply(admin, TallyResources.kyvernoRbacYaml());
+      apply(admin, KyvernoInput.rbacYaml());
       awaitServed(admin, KyvernoInput.EPHEMERAL);
     }
 

@@ -1,7 +1,7 @@
 package dev.tally.report.bench;
 
-import dev.tally.report.fabric8.kyverno.EphemeralReportResource;
-import dev.tally.report.fabric8.kyverno.KyvernoCodec;
+import dev.tally.report.kyverno.EphemeralReportResource;
+import dev.tally.report.kyverno.KyvernoCodec;
 import dev.tally.report.merge.kyverno.IntermediateReport;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;

@@ -9,7 +9,10 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-/** The Kubernetes manifests shipped in this jar: Tally's CRDs and the RBAC roles. */
+/**
+ * The Kubernetes manifests shipped in this jar: Tally's CRDs and the RBAC roles of its own input;
+ * each other input ships its roles in its own jar ({@link #read(Class, String)}).
+ */
 public final class TallyResources {
   /** The PartialReport CRD, namespaced. */
   public static final String PARTIAL_REPORT_CRD =
@@ -25,14 +28,6 @@ public final class TallyResources {
    */
   public static final String RBAC = "META-INF/tally/rbac/clusterroles.yaml";
 
-  /**
-   * The ClusterRoles {@code tally-kyverno-aggregator} (bind cluster-wide) and {@code
-   * tally-kyverno-aggregator-lease} (bind in the Lease's namespace): what the aggregator needs when
-   * it reads Kyverno's intermediate reports (the {@code kyverno} input) and writes Kyverno's
-   * reports.
-   */
-  public static final String KYVERNO_RBAC = "META-INF/tally/rbac/kyverno-aggregator.yaml";
-
   private TallyResources() {}
 
   public static String partialReportCrdYaml() {
@@ -45,10 +40,6 @@ public final class TallyResources {
 
   public static String rbacYaml() {
     return read(RBAC);
-  }
-
-  public static String kyvernoRbacYaml() {
-    return read(KYVERNO_RBAC);
   }
 
   /** Tally's two CRDs, parsed. */
@@ -83,7 +74,17 @@ public final class TallyResources {
   }
 
   private static String read(String resource) {
-    try (InputStream in = TallyResources.class.getClassLoader().getResourceAsStream(resource)) {
+    return read(TallyResources.class, resource);
+  }
+
+  /**
+   * A text file shipped in {@code owner}'s jar (an input's ClusterRoles, say), by its path from the
+   * jar's root.
+   *
+   * @throws IllegalStateException when the class path does not hold it
+   */
+  public static String read(Class<?> owner, String resource) {
+    try (InputStream in = owner.getClassLoader().getResourceAsStream(resource)) {
       if (in == null) {
         throw new IllegalStateException(resource + " is missing from the class path");
       }

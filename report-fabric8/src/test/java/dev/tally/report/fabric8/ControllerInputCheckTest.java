@@ -3,10 +3,8 @@ package dev.tally.report.fabric8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tally.report.api.Grouping;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.fabric8.input.ReportInput;
-import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import dev.tally.report.fabric8.partials.PartialReportsInput;
 import dev.tally.report.fabric8.trivy.TrivyInput;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -19,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The aggregator names the input the controller reads (docs/DESIGN.md §6.8): the builder refuses
- * one that names another, which would take that input's aggregates for its own, and lets Kyverno's
- * layout, which names no input, keep the default.
+ * one that names another, which would take that input's aggregates for its own (report-kyverno's
+ * KyvernoInputNameTest: and lets Kyverno's layout, which names no input, keep the default).
  */
 @EnableKubernetesMockClient(crud = true)
 class ControllerInputCheckTest {
@@ -55,17 +53,6 @@ class ControllerInputCheckTest {
                     new PartialReportsInput()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("reads 'tally'");
-    assertThatThrownBy(
-            () ->
-                build(
-                    () ->
-                        ReportAggregator.builder()
-                            .grouping(Grouping.perNamespace())
-                            .input("trivy")
-                            .build(),
-                    KyvernoInput.keep()))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("reads 'kyverno'");
   }
 
   @Test
@@ -73,37 +60,10 @@ class ControllerInputCheckTest {
     try (AggregatorController trivy =
             build(() -> ReportAggregator.builder().input("trivy").build(), new TrivyInput());
         AggregatorController tally =
-            build(() -> ReportAggregator.builder().build(), new PartialReportsInput());
-        AggregatorController keep =
-            build(
-                () ->
-                    ReportAggregator.builder()
-                        .grouping(Grouping.perNamespace())
-                        .input("kyverno")
-                        .build(),
-                KyvernoInput.keep())) {
-      assertThat(java.util.List.of(trivy, tally, keep)).noneMatch(AggregatorController::isLeading);
+            build(() -> ReportAggregator.builder().build(), new PartialReportsInput())) {
+      assertThat(java.util.List.of(trivy, tally)).noneMatch(AggregatorController::isLeading);
       assertThat(new PartialReportsInput().name()).isEqualTo("tally");
       assertThat(new TrivyInput().name()).isEqualTo("trivy");
-      assertThat(KyvernoInput.keep().name()).isEqualTo("kyverno");
-    }
-  }
-
-  /** In Kyverno's layout the input is in no name and no label: the default may stay. */
-  @Test
-  void inKyvernosLayoutTheDefaultMayStay() {
-    Supplier<ReportAggregator> kyvernoLayout =
-        () -> ReportAggregator.builder().grouping(Grouping.kyvernoPerResource()).build();
-    Supplier<ReportAggregator> named =
-        () ->
-            ReportAggregator.builder()
-                .grouping(Grouping.kyvernoPerResource())
-                .input("kyverno")
-                .build();
-    try (AggregatorController unnamed = build(kyvernoLayout, KyvernoInput.deleteAfterMerge());
-        AggregatorController kyverno = build(named, KyvernoInput.deleteAfterMerge())) {
-      assertThat(unnamed.isLeading()).isFalse();
-      assertThat(kyverno.isLeading()).isFalse();
     }
   }
 }

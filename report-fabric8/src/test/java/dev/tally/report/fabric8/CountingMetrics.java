@@ -10,23 +10,23 @@ import java.util.function.Supplier;
 
 /** Counts what the adapter reports, for assertions. */
 public final class CountingMetrics implements TallyMetrics {
-  final Map<String, Integer> writes = new ConcurrentHashMap<>();
+  public final Map<String, Integer> writes = new ConcurrentHashMap<>();
   public final Map<String, Integer> rejected = new ConcurrentHashMap<>();
   public volatile int applied;
-  volatile int conflicts;
-  volatile int retries;
-  volatile int suppressed;
-  volatile int flushes;
-  volatile int resyncs;
-  volatile int deleted;
+  public volatile int conflicts;
+  public volatile int retries;
+  public volatile int suppressed;
+  public volatile int flushes;
+  public volatile int resyncs;
+  public volatile int deleted;
   public volatile int expired;
-  volatile int waiting;
-  volatile int rereads;
-  volatile int eventsSuppressed;
-  volatile int writesRefused;
-  volatile int writesInTrouble;
-  final Map<String, Integer> capsReached = new ConcurrentHashMap<>();
-  volatile Supplier<Freshness> freshness = () -> Freshness.NOT_LEADING;
+  public volatile int waiting;
+  public volatile int rereads;
+  public volatile int eventsSuppressed;
+  public volatile int writesRefused;
+  public volatile int writesInTrouble;
+  public final Map<String, Integer> capsReached = new ConcurrentHashMap<>();
+  public volatile Supplier<Freshness> freshness = () -> Freshness.NOT_LEADING;
 
   @Override
   public synchronized void partialApplied() {

@@ -165,7 +165,7 @@ public final class MockCluster {
   /** fabric8's default is 10 s; a loaded 2-core CI machine has been seen to need more. */
   public static final int REQUEST_TIMEOUT_MILLIS = 60_000;
 
-  static Pod pod(KubernetesClient client, String namespace, String name) {
+  public static Pod pod(KubernetesClient client, String namespace, String name) {
     return client
         .pods()
         .resource(
@@ -185,7 +185,7 @@ public final class MockCluster {
   }
 
   /** Takes every request recorded so far and counts them by method (GET, POST, PUT, ...). */
-  static Map<String, Integer> drainByMethod(KubernetesMockServer server) {
+  public static Map<String, Integer> drainByMethod(KubernetesMockServer server) {
     Map<String, Integer> counts = new HashMap<>();
     try {
       RecordedRequest r;
@@ -199,7 +199,7 @@ public final class MockCluster {
   }
 
   /** Writes among the counts: anything but GET. */
-  static int writes(Map<String, Integer> byMethod) {
+  public static int writes(Map<String, Integer> byMethod) {
     return byMethod.entrySet().stream()
         .filter(e -> !e.getKey().equals("GET"))
         .mapToInt(Map.Entry::getValue)

@@ -31,7 +31,7 @@ import java.util.Set;
 public final class RealServer {
   private RealServer() {}
 
-  static final List<String> OFFICIAL_CRDS =
+  public static final List<String> OFFICIAL_CRDS =
       List.of(
           "wgpolicyk8s.io_policyreports.v1alpha2.yaml",
           "wgpolicyk8s.io_clusterpolicyreports.v1alpha2.yaml",
@@ -39,6 +39,27 @@ public final class RealServer {
           "openreports.io_clusterreports.v1alpha1.yaml");
 
   /** Creates (once per control plane) the official CRDs and Tally's, and waits until served. */
+  /**
+   * The ClusterRole of {@link #tenant}'s rights (test resource rbac/tenant-namespace-admin.yaml).
+   */
+  public static final String TENANT_ROLE = "tally-test-tenant-namespace-admin";
+
+  /**
+   * A tenant's client, bound in {@code namespace} only to the rights a namespace admin has over
+   * reports under Kyverno's default install (full control of EphemeralReports, PolicyReports,
+   * Reports and Tally's PartialReports there).
+   */
+  public static KubernetesClient tenant(RealKubernetes.Cluster cluster, String namespace) {
+    KubernetesClient admin = cluster.admin();
+    byte[] role =
+        TestResources.read("rbac/tenant-namespace-admin.yaml")
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    for (var item : admin.load(new java.io.ByteArrayInputStream(role)).items()) {
+      admin.resource(item).createOr(existing -> existing.update());
+    }
+    return cluster.tenant("tenant", namespace, TENANT_ROLE);
+  }
+
   public static synchronized void installCrds(KubernetesClient admin) {
     List<CustomResourceDefinition> crds = new ArrayList<>(TallyResources.crds());
     for (String file : OFFICIAL_CRDS) {
@@ -82,7 +103,7 @@ public final class RealServer {
         Duration.ofSeconds(60));
   }
 
-  static Subject subject(KubernetesClient admin, String ns, String name) {
+  public static Subject subject(KubernetesClient admin, String ns, String name) {
     Pod pod = MockCluster.pod(admin, ns, name);
     return Subject.of("v1", "Pod", ns, name, pod.getMetadata().getUid());
   }
@@ -92,25 +113,25 @@ public final class RealServer {
    * scheduled has run: with a zero flush window the flush is queued on the controller's thread
    * before anything submitted later, such as {@code desired()}.
    */
-  static void settle(AggregatorController controller, CountingMetrics metrics, int applied)
+  public static void settle(AggregatorController controller, CountingMetrics metrics, int applied)
       throws Exception {
     Await.until(applied + " partial reports applied", () -> metrics.applied >= applied);
     controller.desired().get(60, java.util.concurrent.TimeUnit.SECONDS);
   }
 
   /** A mark in the API server's audit log: what is written after it is read with it. */
-  static long auditMark(RealKubernetes.Cluster cluster) {
+  public static long auditMark(RealKubernetes.Cluster cluster) {
     return AuditLog.of(cluster.env()).mark();
   }
 
-  static final Set<String> WRITE_VERBS = Set.of("create", "update", "patch", "delete");
+  public static final Set<String> WRITE_VERBS = Set.of("create", "update", "patch", "delete");
 
   /**
    * Writes (create, update, patch, delete) completed after {@code mark} of the audit log by the
    * test's {@code producer} and {@code aggregator} service accounts, and beside them every
    * completed request by account, verb and resource (watches left out: the informers' streams).
    */
-  static java.util.Map<String, Integer> requestsSince(
+  public static java.util.Map<String, Integer> requestsSince(
       RealKubernetes.Cluster cluster, long mark, String ns) {
     java.util.Map<String, Integer> counts = new java.util.TreeMap<>();
     counts.put("producer", 0);
@@ -135,7 +156,7 @@ public final class RealServer {
    * failure makes it re-read what it owns. Tests that count requests or need a stale
    * resourceVersion call this first.
    */
-  static void awaitOnlyOwnPartials(KubernetesClient admin, String namespace) {
+  public static void awaitOnlyOwnPartials(KubernetesClient admin, String namespace) {
     Await.until(
         "the partial reports of earlier tests are gone",
         () ->
@@ -149,7 +170,7 @@ public final class RealServer {
         Duration.ofSeconds(180));
   }
 
-  static void installRbac(KubernetesClient admin) {
+  public static void installRbac(KubernetesClient admin) {
     for (HasMetadata role :
         admin
             .load(
@@ -161,19 +182,19 @@ public final class RealServer {
   }
 
   /** A per-namespace aggregator on {@code client}, flushing every 100 ms. */
-  static AggregatorController.Builder controllerOn(KubernetesClient client) {
+  public static AggregatorController.Builder controllerOn(KubernetesClient client) {
     return AggregatorController.builder(client)
         .aggregator(() -> ReportAggregator.builder().build())
         .flushWindow(Duration.ofMillis(100));
   }
 
   /** {@link #controllerOn}, built and started. */
-  static AggregatorController startedController(KubernetesClient client) {
+  public static AggregatorController startedController(KubernetesClient client) {
     return controllerOn(client).build().start();
   }
 
   /** Publishes one failure of {@code policy} about {@code subject} and waits for the write. */
-  static void publishFailure(
+  public static void publishFailure(
       PartialReportPublisher publisher, String producer, Subject subject, String policy)
       throws Exception {
     publisher
@@ -188,7 +209,7 @@ public final class RealServer {
   }
 
   /** Results of Tally's PolicyReports in {@code ns}. */
-  static int results(KubernetesClient admin, String ns) {
+  public static int results(KubernetesClient admin, String ns) {
     return admin.resources(PolicyReportResource.class).inNamespace(ns).list().getItems().stream()
         .mapToInt(r -> ReportCodec.decode(r).results().size())
         .sum();
@@ -210,7 +231,7 @@ public final class RealServer {
    * logged by then. A count that expects no request (no write when nothing changed) has nothing
    * else to wait for; never read it as soon as the cluster's state looks right.
    */
-  static void awaitAuditMarker(RealKubernetes.Cluster cluster) {
+  public static void awaitAuditMarker(RealKubernetes.Cluster cluster) {
     AuditLog.of(cluster.env()).awaitMarker(cluster.admin(), cluster.namespace());
   }
 
@@ -222,7 +243,7 @@ public final class RealServer {
    * undercounts now and then; past the wait, what the log holds is returned for the assertion to
    * show.
    */
-  static java.util.Map<String, Integer> requestsOnceLogged(
+  public static java.util.Map<String, Integer> requestsOnceLogged(
       RealKubernetes.Cluster cluster,
       long mark,
       String ns,
@@ -249,7 +270,7 @@ public final class RealServer {
    * {@link #requestsSince}, once the audit log holds a marker request made now ({@link
    * #awaitAuditMarker}): for counts that expect no request of an account.
    */
-  static java.util.Map<String, Integer> requestsOnceMarked(
+  public static java.util.Map<String, Integer> requestsOnceMarked(
       RealKubernetes.Cluster cluster, long mark, String ns) {
     awaitAuditMarker(cluster);
     return requestsSince(cluster, mark, ns);
@@ -260,7 +281,7 @@ public final class RealServer {
    * their stream ends, left out). Read as the cluster's state looks right, it may lack the last
    * requests: a count reads {@link #auditEventsOnceLogged} or {@link #auditEventsOnceMarked}.
    */
-  static List<AuditLog.Event> auditEvents(RealKubernetes.Cluster cluster, long mark) {
+  public static List<AuditLog.Event> auditEvents(RealKubernetes.Cluster cluster, long mark) {
     return AuditLog.of(cluster.env()).since(mark);
   }
 
@@ -269,7 +290,7 @@ public final class RealServer {
    * holds of them (each wait bounded, {@link AuditLog#sinceOnceLogged}); past the bound, what the
    * log holds, for the assertion to show.
    */
-  static List<AuditLog.Event> auditEventsOnceLogged(
+  public static List<AuditLog.Event> auditEventsOnceLogged(
       RealKubernetes.Cluster cluster,
       long mark,
       java.util.function.Predicate<List<AuditLog.Event>> expected) {
@@ -281,13 +302,14 @@ public final class RealServer {
    * {@link #auditEvents}, once the audit log holds a marker request made now ({@link
    * #awaitAuditMarker}): for checks that expect no request of some kind.
    */
-  static List<AuditLog.Event> auditEventsOnceMarked(RealKubernetes.Cluster cluster, long mark) {
+  public static List<AuditLog.Event> auditEventsOnceMarked(
+      RealKubernetes.Cluster cluster, long mark) {
     awaitAuditMarker(cluster);
     return auditEvents(cluster, mark);
   }
 
   /** The partial reports in {@code ns}. */
-  static List<PartialReportResource> partials(KubernetesClient admin, String ns) {
+  public static List<PartialReportResource> partials(KubernetesClient admin, String ns) {
     return admin.resources(PartialReportResource.class).inNamespace(ns).list().getItems();
   }
 }

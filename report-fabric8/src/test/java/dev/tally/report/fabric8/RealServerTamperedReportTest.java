@@ -26,11 +26,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A tenant with a Kyverno namespace admin's rights over reports ({@link RealTenantTest#tenant})
- * edits a result of the aggregate Tally wrote in its namespace and keeps the {@code
- * tally.dev/content-hash} annotation, so that the annotation claims content the object no longer
- * holds. The next resync compares what the object holds, not what it claims, and writes the
- * aggregate back (docs/DESIGN.md §12, "What a tenant can affect").
+ * A tenant with a Kyverno namespace admin's rights over reports ({@link RealServer#tenant}) edits a
+ * result of the aggregate Tally wrote in its namespace and keeps the {@code tally.dev/content-hash}
+ * annotation, so that the annotation claims content the object no longer holds. The next resync
+ * compares what the object holds, not what it claims, and writes the aggregate back (docs/DESIGN.md
+ * §12, "What a tenant can affect").
  */
 @ExtendWith(RealKubernetes.class)
 class RealServerTamperedReportTest {
@@ -42,7 +42,7 @@ class RealServerTamperedReportTest {
     installCrds(admin);
     String ns = cluster.namespace();
     Subject subject = subject(admin, ns, "web-0");
-    KubernetesClient tenant = RealTenantTest.tenant(cluster, ns);
+    KubernetesClient tenant = RealServer.tenant(cluster, ns);
     try (PartialReportPublisher publisher = PartialReportPublisher.builder(admin).build();
         AggregatorController controller = controllerOn(admin).build().start()) {
       publishFailure(publisher, "background", subject, "require-labels");

@@ -42,6 +42,15 @@ import org.junit.jupiter.api.Test;
  */
 @EnableKubernetesMockClient(crud = true)
 class RefusedCopiesTest {
+  /** An input's typed class of its own, as each input but Tally's has (Kyverno's, trivy's). */
+  @io.fabric8.kubernetes.model.annotation.Group("example.dev")
+  @io.fabric8.kubernetes.model.annotation.Version("v1")
+  public static final class WidgetReportResource
+      extends dev.tally.report.fabric8.resource.InputResource<java.util.Map<String, Object>>
+      implements io.fabric8.kubernetes.api.model.Namespaced {
+    public WidgetReportResource() {}
+  }
+
   private static final KubernetesSerialization JSON = new KubernetesSerialization();
 
   KubernetesMockServer server;
@@ -119,8 +128,7 @@ class RefusedCopiesTest {
         List.<HasMetadata>of(
             new PartialReportResource(),
             new dev.tally.report.fabric8.resource.ClusterPartialReportResource(),
-            new dev.tally.report.fabric8.kyverno.EphemeralReportResource(),
-            new dev.tally.report.fabric8.kyverno.ClusterEphemeralReportResource(),
+            new WidgetReportResource(),
             new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
                 .withApiVersion("aquasecurity.github.io/v1alpha1")
                 .withKind("ConfigAuditReport")

@@ -2,6 +2,7 @@ package dev.tally.report.gatekeeper;
 
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.fabric8.RequestFailedException;
+import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.InputKind;
 import dev.tally.report.fabric8.input.InputLifecycle;
@@ -45,6 +46,9 @@ import java.util.TreeSet;
  * <p>Immutable: each {@code with} method returns a copy.
  */
 public final class GatekeeperInput implements ReportInput {
+  /** Where the jar holds {@link #rbacYaml()}. */
+  public static final String RBAC = "META-INF/tally/rbac/gatekeeper-aggregator.yaml";
+
   /**
    * The resources looked up by default: {@link ResourceLookups#DEFAULT_KINDS}, the kinds policies
    * commonly match; the shipped ClusterRole grants {@code get} and {@code list} on exactly these.
@@ -172,15 +176,7 @@ public final class GatekeeperInput implements ReportInput {
    * lookup rules grant {@link #DEFAULT_LOOKUP_KINDS}: other lookup kinds need rules of their own.
    */
   public static String rbacYaml() {
-    String file = "/META-INF/tally/rbac/gatekeeper-aggregator.yaml";
-    try (java.io.InputStream in = GatekeeperInput.class.getResourceAsStream(file)) {
-      if (in == null) {
-        throw new IllegalStateException(file + " is missing");
-      }
-      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+    return TallyResources.read(GatekeeperInput.class, RBAC);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8.trivy;
 
 import dev.tally.report.fabric8.ApiServerJson;
+import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.fabric8.input.InputKind;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.input.Statement;
@@ -10,10 +11,6 @@ import dev.tally.report.merge.trivy.TrivyMapping;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -39,6 +36,9 @@ import java.util.List;
  * aggregator program's is. {@link #checkAccess} refuses a client whose serialization does not.
  */
 public final class TrivyInput implements ReportInput {
+  /** Where the jar holds {@link #rbacYaml()}. */
+  public static final String RBAC = "META-INF/tally/rbac/trivy-aggregator.yaml";
+
   /** trivy-operator's namespaced config audit reports. */
   public static final ResourceDefinitionContext CONFIG_AUDIT_REPORTS =
       new ResourceDefinitionContext.Builder()
@@ -101,15 +101,7 @@ public final class TrivyInput implements ReportInput {
    * namespace.
    */
   public static String rbacYaml() {
-    try (InputStream in =
-        TrivyInput.class.getResourceAsStream("/META-INF/tally/rbac/trivy-aggregator.yaml")) {
-      if (in == null) {
-        throw new IllegalStateException("META-INF/tally/rbac/trivy-aggregator.yaml is missing");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return TallyResources.read(TrivyInput.class, RBAC);
   }
 
   @Override

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8.kyverno;
+package dev.tally.report.kyverno;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;

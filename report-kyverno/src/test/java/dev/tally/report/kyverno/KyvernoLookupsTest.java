@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8.kyverno;
+package dev.tally.report.kyverno;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,7 +12,6 @@ import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.ControllerFixture;
 import dev.tally.report.fabric8.CountingMetrics;
 import dev.tally.report.fabric8.MockCluster;
-import dev.tally.report.fabric8.RealKyvernoTest;
 import dev.tally.report.fabric8.RealServer;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.VirtualTime;

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8.kyverno;
+package dev.tally.report.kyverno;
 
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.model.annotation.Group;

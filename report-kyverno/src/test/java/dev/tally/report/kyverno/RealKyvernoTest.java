@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.kyverno;
 
 import static dev.tally.report.fabric8.RealServer.auditMark;
 import static dev.tally.report.fabric8.RealServer.installCrds;
@@ -12,7 +12,10 @@ import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.WireNames;
-import dev.tally.report.fabric8.kyverno.KyvernoInput;
+import dev.tally.report.fabric8.AggregatorController;
+import dev.tally.report.fabric8.CountingMetrics;
+import dev.tally.report.fabric8.MockCluster;
+import dev.tally.report.fabric8.TestResources;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.testenv.Await;
@@ -717,8 +720,7 @@ public class RealKyvernoTest {
         admin
             .load(
                 new java.io.ByteArrayInputStream(
-                    TallyResources.kyvernoRbacYaml()
-                        .getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                    KyvernoInput.rbacYaml().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
             .items()) {
       admin.resource(role).createOr(existing -> existing.update());
     }
@@ -845,7 +847,7 @@ public class RealKyvernoTest {
     return r == null ? Optional.empty() : Optional.of(ReportCodec.decode(r));
   }
 
-  static Map<String, ResultStatus> statuses(AggregateReport report) {
+  public static Map<String, ResultStatus> statuses(AggregateReport report) {
     Map<String, ResultStatus> out = new TreeMap<>();
     for (Result r : report.results()) {
       out.put(r.policy() + "/" + r.rule(), r.status());

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8.kyverno;
+package dev.tally.report.kyverno;
 
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.Timestamp;

@@ -1,16 +1,15 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.kyverno;
 
-import static dev.tally.report.fabric8.KyvernoPolicyWatchTest.REQUIRE_LABELS;
-import static dev.tally.report.fabric8.KyvernoPolicyWatchTest.clusterPolicy;
-import static dev.tally.report.fabric8.KyvernoPolicyWatchTest.create;
-import static dev.tally.report.fabric8.KyvernoPolicyWatchTest.delete;
-import static dev.tally.report.fabric8.KyvernoPolicyWatchTest.policy;
+import static dev.tally.report.kyverno.KyvernoPolicyWatchTest.REQUIRE_LABELS;
+import static dev.tally.report.kyverno.KyvernoPolicyWatchTest.clusterPolicy;
+import static dev.tally.report.kyverno.KyvernoPolicyWatchTest.create;
+import static dev.tally.report.kyverno.KyvernoPolicyWatchTest.delete;
+import static dev.tally.report.kyverno.KyvernoPolicyWatchTest.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Liveness;
 import dev.tally.report.fabric8.input.LivenessWatch;
-import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.APIResourceList;

@@ -1,14 +1,14 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.kyverno;
 
-import static dev.tally.report.fabric8.RealKyvernoTest.backgroundReport;
-import static dev.tally.report.fabric8.RealKyvernoTest.report;
-import static dev.tally.report.fabric8.RealKyvernoTest.result;
-import static dev.tally.report.fabric8.RealKyvernoTest.statuses;
 import static dev.tally.report.fabric8.RealServer.auditEvents;
 import static dev.tally.report.fabric8.RealServer.auditEventsOnceMarked;
 import static dev.tally.report.fabric8.RealServer.auditMark;
 import static dev.tally.report.fabric8.RealServer.installCrds;
 import static dev.tally.report.fabric8.RealServer.results;
+import static dev.tally.report.kyverno.RealKyvernoTest.backgroundReport;
+import static dev.tally.report.kyverno.RealKyvernoTest.report;
+import static dev.tally.report.kyverno.RealKyvernoTest.result;
+import static dev.tally.report.kyverno.RealKyvernoTest.statuses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.Grouping;
@@ -17,16 +17,18 @@ import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
-import dev.tally.report.fabric8.kyverno.KyvernoInput;
+import dev.tally.report.fabric8.AggregatorController;
+import dev.tally.report.fabric8.CountingMetrics;
+import dev.tally.report.fabric8.MockCluster;
+import dev.tally.report.fabric8.PartialReportPublisher;
+import dev.tally.report.fabric8.RealServer;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,18 +48,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(RealKubernetes.class)
 class RealTenantTest {
-  static final String TENANT_ROLE = "tally-test-tenant-namespace-admin";
-
-  /** The tenant's client, bound in {@code namespace} only. */
-  static KubernetesClient tenant(RealKubernetes.Cluster cluster, String namespace) {
-    KubernetesClient admin = cluster.admin();
-    byte[] role = TestResources.read("rbac/tenant-namespace-admin.yaml").getBytes(UTF8);
-    for (HasMetadata item : admin.load(new ByteArrayInputStream(role)).items()) {
-      admin.resource(item).createOr(existing -> existing.update());
-    }
-    return cluster.tenant("tenant", namespace, TENANT_ROLE);
-  }
-
   private static final java.nio.charset.Charset UTF8 = StandardCharsets.UTF_8;
 
   private static long now() {
@@ -128,7 +118,7 @@ class RealTenantTest {
     KubernetesClient account = kyvernoSetup(cluster);
     String victimNs = cluster.namespace();
     String tenantNs = cluster.otherNamespace("a");
-    KubernetesClient tenant = tenant(cluster, tenantNs);
+    KubernetesClient tenant = RealServer.tenant(cluster, tenantNs);
     try (AggregatorController controller = kyvernoMode(account).start()) {
       Await.until("the aggregator has rebuilt", controller::isRebuilt);
       long t = now();
@@ -198,7 +188,7 @@ class RealTenantTest {
     KubernetesClient account = kyvernoSetup(cluster);
     String victimNs = cluster.namespace();
     String tenantNs = cluster.otherNamespace("a");
-    KubernetesClient tenant = tenant(cluster, tenantNs);
+    KubernetesClient tenant = RealServer.tenant(cluster, tenantNs);
     Pod vault;
     long t = now();
     try (AggregatorController controller = kyvernoMode(account).start()) {
@@ -270,7 +260,7 @@ class RealTenantTest {
     KubernetesClient admin = cluster.admin();
     KubernetesClient account = kyvernoSetup(cluster);
     String tenantNs = cluster.otherNamespace("a");
-    KubernetesClient tenant = tenant(cluster, tenantNs);
+    KubernetesClient tenant = RealServer.tenant(cluster, tenantNs);
     try (AggregatorController controller = kyvernoMode(account).start()) {
       Await.until("the aggregator has rebuilt", controller::isRebuilt);
       Pod own = MockCluster.pod(tenant, tenantNs, "own");
@@ -309,7 +299,7 @@ class RealTenantTest {
     KubernetesClient account = kyvernoSetup(cluster);
     String victimNs = cluster.namespace();
     String tenantNs = cluster.otherNamespace("a");
-    KubernetesClient tenant = tenant(cluster, tenantNs);
+    KubernetesClient tenant = RealServer.tenant(cluster, tenantNs);
     // Kyverno's reports kept (they are the state), aggregated per namespace
     try (AggregatorController controller =
         AggregatorController.builder(account)
@@ -372,7 +362,7 @@ class RealTenantTest {
     KubernetesClient account = cluster.serviceAccount("aggregator", "tally-aggregator");
     String victimNs = cluster.namespace();
     String tenantNs = cluster.otherNamespace("a");
-    KubernetesClient tenant = tenant(cluster, tenantNs);
+    KubernetesClient tenant = RealServer.tenant(cluster, tenantNs);
     RealServer.awaitOnlyOwnPartials(admin, victimNs);
     try (AggregatorController controller =
             RealServer.controllerOn(account).metrics(new CountingMetrics()).build().start();
@@ -423,7 +413,7 @@ class RealTenantTest {
     KubernetesClient account = kyvernoSetup(cluster);
     String victimNs = cluster.namespace();
     String tenantNs = cluster.otherNamespace("a");
-    KubernetesClient tenant = tenant(cluster, tenantNs);
+    KubernetesClient tenant = RealServer.tenant(cluster, tenantNs);
     try (AggregatorController controller = kyvernoMode(account).start()) {
       Await.until("the aggregator has rebuilt", controller::isRebuilt);
       long mark = auditMark(cluster);

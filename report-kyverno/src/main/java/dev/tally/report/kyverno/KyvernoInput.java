@@ -1,8 +1,9 @@
-package dev.tally.report.fabric8.kyverno;
+package dev.tally.report.kyverno;
 
 import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.Liveness;
 import dev.tally.report.api.ReportLayout;
+import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.InputKind;
 import dev.tally.report.fabric8.input.InputLifecycle;
@@ -32,6 +33,9 @@ import java.util.function.Consumer;
  * makes the moving parts from them.
  */
 public final class KyvernoInput implements ReportInput {
+  /** Where the jar holds {@link #rbacYaml()}. */
+  public static final String RBAC = "META-INF/tally/rbac/kyverno-aggregator.yaml";
+
   /** What becomes of an intermediate report once it is merged. */
   public enum Lifecycle {
     /**
@@ -350,6 +354,15 @@ public final class KyvernoInput implements ReportInput {
       throw new IllegalArgumentException(what + " must be positive, was " + d);
     }
     return d;
+  }
+
+  /**
+   * The ClusterRoles this input needs, shipped in the jar: {@code tally-kyverno-aggregator}, bound
+   * cluster-wide, and {@code tally-kyverno-aggregator-lease} for leader election in the
+   * aggregator's namespace; they read Kyverno's intermediate reports and write Kyverno's reports.
+   */
+  public static String rbacYaml() {
+    return TallyResources.read(KyvernoInput.class, RBAC);
   }
 
   @Override

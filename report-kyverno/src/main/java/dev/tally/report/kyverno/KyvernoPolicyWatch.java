@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8.kyverno;
+package dev.tally.report.kyverno;
 
 import dev.tally.report.api.Liveness;
 import dev.tally.report.fabric8.input.LivenessWatch;

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8.kyverno;
+package dev.tally.report.kyverno;
 
 import dev.tally.report.fabric8.resource.InputResource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8.kyverno;
+package dev.tally.report.kyverno;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

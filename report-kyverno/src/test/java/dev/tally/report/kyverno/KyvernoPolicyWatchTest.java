@@ -1,11 +1,11 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.kyverno;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.CoverageKey;
 import dev.tally.report.api.Liveness;
+import dev.tally.report.fabric8.MockCluster;
 import dev.tally.report.fabric8.input.LivenessWatch;
-import dev.tally.report.fabric8.kyverno.KyvernoInput;
 import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
