@@ -3,9 +3,9 @@ package dev.tally.aggregator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.fabric8.TallyResources;
-import dev.tally.report.fabric8.trivy.TrivyInput;
 import dev.tally.report.gatekeeper.GatekeeperInput;
 import dev.tally.report.kyverno.KyvernoInput;
+import dev.tally.report.trivy.TrivyInput;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +32,10 @@ class ChartFilesTest {
 
   /** The module whose jar ships each file; report-fabric8 for the others. */
   private static final Map<String, String> MODULES =
-      Map.of(KyvernoInput.RBAC, "report-kyverno", GatekeeperInput.RBAC, "report-gatekeeper");
+      Map.of(
+          KyvernoInput.RBAC, "report-kyverno",
+          TrivyInput.RBAC, "report-trivy",
+          GatekeeperInput.RBAC, "report-gatekeeper");
 
   static Path deployDir() {
     return Path.of(System.getProperty("tally.deploy.dir", "../deploy"))

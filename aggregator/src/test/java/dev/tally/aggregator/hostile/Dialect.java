@@ -13,8 +13,8 @@ import dev.tally.report.fabric8.input.Statement;
 import dev.tally.report.fabric8.partials.PartialReportsInput;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
-import dev.tally.report.fabric8.trivy.TrivyInput;
 import dev.tally.report.kyverno.KyvernoInput;
+import dev.tally.report.trivy.TrivyInput;
 import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -249,7 +249,7 @@ enum Dialect {
           .decode(
               Serialization.unmarshal(
                   Serialization.asJson(stored),
-                  dev.tally.report.fabric8.trivy.ConfigAuditReportResource.class));
+                  dev.tally.report.trivy.ConfigAuditReportResource.class));
     }
 
     @Override

@@ -38,7 +38,6 @@ public final class RealServer {
           "openreports.io_reports.v1alpha1.yaml",
           "openreports.io_clusterreports.v1alpha1.yaml");
 
-  /** Creates (once per control plane) the official CRDs and Tally's, and waits until served. */
   /**
    * The ClusterRole of {@link #tenant}'s rights (test resource rbac/tenant-namespace-admin.yaml).
    */
@@ -60,6 +59,7 @@ public final class RealServer {
     return cluster.tenant("tenant", namespace, TENANT_ROLE);
   }
 
+  /** Creates (once per control plane) the official CRDs and Tally's, and waits until served. */
   public static synchronized void installCrds(KubernetesClient admin) {
     List<CustomResourceDefinition> crds = new ArrayList<>(TallyResources.crds());
     for (String file : OFFICIAL_CRDS) {

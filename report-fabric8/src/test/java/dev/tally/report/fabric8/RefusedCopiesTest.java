@@ -51,6 +51,14 @@ class RefusedCopiesTest {
     public WidgetReportResource() {}
   }
 
+  /** Its cluster-scoped kind. */
+  @io.fabric8.kubernetes.model.annotation.Group("example.dev")
+  @io.fabric8.kubernetes.model.annotation.Version("v1")
+  public static final class ClusterWidgetReportResource
+      extends dev.tally.report.fabric8.resource.InputResource<java.util.Map<String, Object>> {
+    public ClusterWidgetReportResource() {}
+  }
+
   private static final KubernetesSerialization JSON = new KubernetesSerialization();
 
   KubernetesMockServer server;
@@ -129,6 +137,7 @@ class RefusedCopiesTest {
             new PartialReportResource(),
             new dev.tally.report.fabric8.resource.ClusterPartialReportResource(),
             new WidgetReportResource(),
+            new ClusterWidgetReportResource(),
             new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
                 .withApiVersion("aquasecurity.github.io/v1alpha1")
                 .withKind("ConfigAuditReport")

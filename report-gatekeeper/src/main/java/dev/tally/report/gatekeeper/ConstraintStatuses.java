@@ -1,6 +1,6 @@
 package dev.tally.report.gatekeeper;
 
-import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.input.Requests;
 import dev.tally.report.fabric8.internal.PagedList;
 import dev.tally.report.merge.gatekeeper.ConstraintAudits;
 import dev.tally.report.merge.gatekeeper.GatekeeperMapping;
@@ -54,7 +54,7 @@ final class ConstraintStatuses {
    * @throws io.fabric8.kubernetes.client.KubernetesClientException if the templates' LIST failed
    *     for good
    */
-  static Listed auditTimestamps(KubernetesClient client, ApiCalls calls) {
+  static Listed auditTimestamps(KubernetesClient client, Requests calls) {
     Map<String, ConstraintAudits.Stamp> stamps = new TreeMap<>();
     Map<String, String> unlisted = new TreeMap<>();
     for (GenericKubernetesResource template :

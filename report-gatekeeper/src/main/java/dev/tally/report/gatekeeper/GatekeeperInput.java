@@ -7,9 +7,9 @@ import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.InputKind;
 import dev.tally.report.fabric8.input.InputLifecycle;
 import dev.tally.report.fabric8.input.ReportInput;
+import dev.tally.report.fabric8.input.Requests;
 import dev.tally.report.fabric8.input.ResourceLookups;
 import dev.tally.report.fabric8.input.StatementSource;
-import dev.tally.report.fabric8.internal.ApiCalls;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -155,7 +155,7 @@ public final class GatekeeperInput implements ReportInput {
    * audited): what the role must grant for the input to retract anything.
    */
   @Override
-  public void checkAccess(KubernetesClient client, ApiCalls calls) {
+  public void checkAccess(KubernetesClient client, Requests calls) {
     String what = "list constrainttemplates.templates.gatekeeper.sh";
     try {
       calls.call(

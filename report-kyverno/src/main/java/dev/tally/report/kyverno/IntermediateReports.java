@@ -7,8 +7,8 @@ import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.input.Requests;
 import dev.tally.report.fabric8.input.ResourceLookups;
-import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.fabric8.internal.RateLimitedLog;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -72,7 +72,7 @@ final class IntermediateReports {
   static final Duration MAX_LOOKUP_BACKOFF = Duration.ofMinutes(5);
 
   private final KubernetesClient client;
-  private final ApiCalls calls;
+  private final Requests calls;
   private final KyvernoInput settings;
   private final TallyMetrics metrics;
   private final Clock clock;
@@ -101,7 +101,7 @@ final class IntermediateReports {
 
   IntermediateReports(
       KubernetesClient client,
-      ApiCalls calls,
+      Requests calls,
       KyvernoInput settings,
       TallyMetrics metrics,
       Clock clock) {

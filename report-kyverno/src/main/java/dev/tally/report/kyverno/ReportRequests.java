@@ -2,7 +2,7 @@ package dev.tally.report.kyverno;
 
 import dev.tally.report.api.Subject;
 import dev.tally.report.fabric8.RequestFailedException;
-import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.input.Requests;
 import dev.tally.report.fabric8.internal.UnparsedDelete;
 import dev.tally.report.merge.kyverno.KyvernoMapping;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -43,9 +43,9 @@ final class ReportRequests {
   }
 
   private final KubernetesClient client;
-  private final ApiCalls calls;
+  private final Requests calls;
 
-  ReportRequests(KubernetesClient client, ApiCalls calls) {
+  ReportRequests(KubernetesClient client, Requests calls) {
     this.client = client;
     this.calls = calls;
   }

@@ -12,17 +12,12 @@ import static dev.tally.report.kyverno.RealKyvernoTest.statuses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.Grouping;
-import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ResultStatus;
-import dev.tally.report.api.Subject;
-import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.AggregatorController;
 import dev.tally.report.fabric8.CountingMetrics;
 import dev.tally.report.fabric8.MockCluster;
-import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.RealServer;
-import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -350,52 +345,6 @@ class RealTenantTest {
           Duration.ofSeconds(120));
       assertThat(results(admin, tenantNs)).as("the tenant's own claim stays its own").isEqualTo(1);
       tenant.genericKubernetesResources(KyvernoInput.EPHEMERAL).inNamespace(tenantNs).delete();
-    }
-  }
-
-  @Test
-  void aTenantsPartialReportClaimingAUidDoesNotKeepAnotherNamespacesDeletedSubjectAlive(
-      RealKubernetes.Cluster cluster) throws Exception {
-    KubernetesClient admin = cluster.admin();
-    installCrds(admin);
-    RealServer.installRbac(admin);
-    KubernetesClient account = cluster.serviceAccount("aggregator", "tally-aggregator");
-    String victimNs = cluster.namespace();
-    String tenantNs = cluster.otherNamespace("a");
-    KubernetesClient tenant = RealServer.tenant(cluster, tenantNs);
-    RealServer.awaitOnlyOwnPartials(admin, victimNs);
-    try (AggregatorController controller =
-            RealServer.controllerOn(account).metrics(new CountingMetrics()).build().start();
-        PartialReportPublisher publisher = PartialReportPublisher.builder(admin).build()) {
-      Await.until("the aggregator has rebuilt", controller::isRebuilt);
-      Subject vault = RealServer.subject(admin, victimNs, "vault");
-      RealServer.publishFailure(publisher, "admission", vault, "require-labels");
-      Await.until("the victim's failure is reported", () -> results(admin, victimNs) == 1);
-
-      // the tenant's partial report about a ghost of its own namespace with the victim's uid, and
-      // no owner, so that nothing ever collects it
-      Subject ghost = Subject.of("v1", "Pod", tenantNs, "ghost", vault.uid());
-      PartialReport claim =
-          PartialReport.builder()
-              .producer("forger")
-              .subject(ghost)
-              .results(List.of(RealServer.fail("require-labels")))
-              .observedAt(Timestamp.ofSeconds(1_700_000_000))
-              .build();
-      var object =
-          ReportCodec.encodePartial(claim, PartialReportPublisher.objectName("forger", ghost));
-      object.getMetadata().setNamespace(tenantNs);
-      object.getMetadata().setOwnerReferences(List.of());
-      tenant.resource(object).create();
-      Await.until("the tenant's claim is reported", () -> results(admin, tenantNs) == 1);
-
-      // the victim's Pod is deleted; the garbage collector removes its partial report
-      admin.pods().inNamespace(victimNs).withName("vault").delete();
-      Await.until(
-          "the victim's report is deleted with its Pod",
-          () -> results(admin, victimNs) == 0,
-          Duration.ofSeconds(120));
-      assertThat(results(admin, tenantNs)).as("the tenant's own claim stays its own").isEqualTo(1);
     }
   }
 

@@ -72,10 +72,10 @@ import java.util.function.ToDoubleFunction;
  *       <td>objects refused at a cap, and tombstones forgotten early at the tombstone cap</td></tr>
  *   <tr><td>{@value #EVENTS_SUPPRESSED}</td><td>counter</td><td></td>
  *       <td>rejections not recorded as Events: their namespace used up its share</td></tr>
- *   <tr><td>{@value #KYVERNO_LOOKUPS_FAILED}</td><td>counter</td>
+ *   <tr><td>{@value #LOOKUPS_FAILED}</td><td>counter</td>
  *       <td>{@code lookup}: {@code adoption}, {@code gone}</td>
  *       <td>reads of a resource a Kyverno report names that failed (asked again later)</td></tr>
- *   <tr><td>{@value #KYVERNO_LOOKUPS_SKIPPED}</td><td>counter</td>
+ *   <tr><td>{@value #LOOKUPS_SKIPPED}</td><td>counter</td>
  *       <td>{@code lookup}: {@code adoption}, {@code gone}</td>
  *       <td>reads not made: the kind is not among the adoption kinds</td></tr>
  *   <tr><td>{@value #OLDEST_INPUT_AGE}</td><td>gauge (seconds)</td><td></td>
@@ -118,7 +118,7 @@ public final class MicrometerTallyMetrics implements TallyMetrics, TallyMeterNam
   private final Counter resyncChanges;
   private final Counter kyvernoDeleted;
   private final Counter kyvernoExpired;
-  private final AtomicInteger kyvernoWaiting = new AtomicInteger();
+  private final AtomicInteger inputsWaiting = new AtomicInteger();
   private final Counter rereads;
   private final Counter rereadObjects;
   private final Map<String, Counter> capsReached = new HashMap<>();
@@ -206,11 +206,11 @@ public final class MicrometerTallyMetrics implements TallyMetrics, TallyMeterNam
             .description("Changes the rebuilds found.")
             .register(registry);
     kyvernoDeleted =
-        Counter.builder(KYVERNO_DELETED)
+        Counter.builder(INPUTS_DELETED)
             .description("Kyverno intermediate reports deleted after what they said was written.")
             .register(registry);
     kyvernoExpired =
-        Counter.builder(KYVERNO_EXPIRED)
+        Counter.builder(INPUTS_EXPIRED)
             .description("Kyverno admission reports deleted because their resource never appeared.")
             .register(registry);
     rereads =
@@ -237,7 +237,7 @@ public final class MicrometerTallyMetrics implements TallyMetrics, TallyMeterNam
             .description(
                 "Rejections not recorded as Events because their namespace used up its share.")
             .register(registry);
-    Gauge.builder(KYVERNO_WAITING, kyvernoWaiting, AtomicInteger::get)
+    Gauge.builder(INPUTS_WAITING, inputsWaiting, AtomicInteger::get)
         .description(
             "Kyverno intermediate reports read and still in the cluster, waiting for the write"
                 + " after which they are deleted or for their resource to appear.")
@@ -245,7 +245,7 @@ public final class MicrometerTallyMetrics implements TallyMetrics, TallyMeterNam
     for (TallyMetrics.Lookup lookup : TallyMetrics.Lookup.values()) {
       lookupsFailed.put(
           lookup,
-          Counter.builder(KYVERNO_LOOKUPS_FAILED)
+          Counter.builder(LOOKUPS_FAILED)
               .description(
                   "Reads of a resource a Kyverno report names that failed (refused, kind not"
                       + " served, retries exhausted); asked again after a backoff.")
@@ -253,7 +253,7 @@ public final class MicrometerTallyMetrics implements TallyMetrics, TallyMeterNam
               .register(registry));
       lookupsSkipped.put(
           lookup,
-          Counter.builder(KYVERNO_LOOKUPS_SKIPPED)
+          Counter.builder(LOOKUPS_SKIPPED)
               .description(
                   "Reads of a resource a Kyverno report names that were not made: its kind is not"
                       + " among the adoption kinds.")
@@ -345,7 +345,7 @@ public final class MicrometerTallyMetrics implements TallyMetrics, TallyMeterNam
 
   @Override
   public void inputObjectsWaiting(int count) {
-    kyvernoWaiting.set(count);
+    inputsWaiting.set(count);
   }
 
   @Override

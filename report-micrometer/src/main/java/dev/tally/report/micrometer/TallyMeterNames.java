@@ -41,14 +41,20 @@ public interface TallyMeterNames {
   /** Changes the rebuilds found. */
   String RESYNC_CHANGES = "tally.resync.changes";
 
-  /** Kyverno intermediate reports deleted after what they said was written. */
-  String KYVERNO_DELETED = "tally.kyverno.reports.deleted";
+  /**
+   * Input objects deleted after what they said was written (an input that retires what it merged:
+   * Kyverno's intermediate reports by default).
+   */
+  String INPUTS_DELETED = "tally.inputs.deleted";
 
-  /** Kyverno admission reports deleted because their resource never appeared. */
-  String KYVERNO_EXPIRED = "tally.kyverno.reports.expired";
+  /**
+   * Input objects deleted because the resource they name never appeared (Kyverno's admission
+   * reports).
+   */
+  String INPUTS_EXPIRED = "tally.inputs.expired";
 
-  /** Kyverno intermediate reports read and still in the cluster, waiting to be deleted. */
-  String KYVERNO_WAITING = "tally.kyverno.reports.waiting";
+  /** Input objects read and still in the cluster, waiting to be deleted. */
+  String INPUTS_WAITING = "tally.inputs.waiting";
 
   /** Re-reads of the objects whose writes met a conflict, a vanished object or a failure. */
   String REREADS = "tally.rereads";
@@ -90,13 +96,16 @@ public interface TallyMeterNames {
           "maxAwaitingAdoption",
           "other");
 
-  /** Reads of a resource a Kyverno report names that failed, tagged {@code lookup}. */
-  String KYVERNO_LOOKUPS_FAILED = "tally.kyverno.lookups.failed";
+  /**
+   * Reads of a resource an input object names that failed (the shared lookups of the Kyverno and
+   * Gatekeeper inputs), tagged {@code lookup}.
+   */
+  String LOOKUPS_FAILED = "tally.lookups.failed";
 
-  /** Reads not made because the kind is not among the adoption kinds, tagged {@code lookup}. */
-  String KYVERNO_LOOKUPS_SKIPPED = "tally.kyverno.lookups.skipped";
+  /** Reads not made because the kind is not among the lookup kinds, tagged {@code lookup}. */
+  String LOOKUPS_SKIPPED = "tally.lookups.skipped";
 
-  /** The tag of {@link #KYVERNO_LOOKUPS_FAILED} and {@link #KYVERNO_LOOKUPS_SKIPPED}. */
+  /** The tag of {@link #LOOKUPS_FAILED} and {@link #LOOKUPS_SKIPPED}. */
   String TAG_LOOKUP = "lookup";
 
   /** Seconds the oldest input not yet written has waited (a gauge). */

@@ -46,9 +46,9 @@ class MicrometerTallyMetricsTest {
     assertThat(registry.get("tally.flush.changes").summary().count()).isZero();
     assertThat(registry.get("tally.resyncs").counter().count()).isZero();
     assertThat(registry.get("tally.resync.changes").counter().count()).isZero();
-    assertThat(registry.get("tally.kyverno.reports.deleted").counter().count()).isZero();
-    assertThat(registry.get("tally.kyverno.reports.expired").counter().count()).isZero();
-    assertThat(registry.get("tally.kyverno.reports.waiting").gauge().value()).isZero();
+    assertThat(registry.get("tally.inputs.deleted").counter().count()).isZero();
+    assertThat(registry.get("tally.inputs.expired").counter().count()).isZero();
+    assertThat(registry.get("tally.inputs.waiting").gauge().value()).isZero();
     assertThat(registry.get("tally.input.oldest.age").gauge().value()).isZero();
     assertThat(registry.get("tally.flush.last.age").gauge().value()).isZero();
     assertThat(registry.get("tally.resync.last.age").gauge().value()).isZero();
@@ -76,27 +76,27 @@ class MicrometerTallyMetricsTest {
     metrics.inputObjectsWaiting(7);
     metrics.inputObjectsWaiting(3);
 
-    assertThat(registry.get("tally.kyverno.reports.deleted").counter().count()).isEqualTo(2);
-    assertThat(registry.get("tally.kyverno.reports.expired").counter().count()).isEqualTo(1);
-    assertThat(registry.get("tally.kyverno.reports.waiting").gauge().value()).isEqualTo(3);
+    assertThat(registry.get("tally.inputs.deleted").counter().count()).isEqualTo(2);
+    assertThat(registry.get("tally.inputs.expired").counter().count()).isEqualTo(1);
+    assertThat(registry.get("tally.inputs.waiting").gauge().value()).isEqualTo(3);
     assertThat(registry.get("tally.partials.applied").counter().count()).isZero();
   }
 
   @Test
   void failedAndSkippedLookupsOfKyvernosResourcesAreCountedByPurpose() {
     for (String lookup : List.of("adoption", "gone")) {
-      assertThat(count("tally.kyverno.lookups.failed", "lookup", lookup)).isZero();
-      assertThat(count("tally.kyverno.lookups.skipped", "lookup", lookup)).isZero();
+      assertThat(count("tally.lookups.failed", "lookup", lookup)).isZero();
+      assertThat(count("tally.lookups.skipped", "lookup", lookup)).isZero();
     }
     metrics.resourceLookupFailed(TallyMetrics.Lookup.ADOPTION);
     metrics.resourceLookupFailed(TallyMetrics.Lookup.GONE_CHECK);
     metrics.resourceLookupFailed(TallyMetrics.Lookup.GONE_CHECK);
     metrics.resourceLookupSkipped(TallyMetrics.Lookup.ADOPTION);
 
-    assertThat(count("tally.kyverno.lookups.failed", "lookup", "adoption")).isEqualTo(1);
-    assertThat(count("tally.kyverno.lookups.failed", "lookup", "gone")).isEqualTo(2);
-    assertThat(count("tally.kyverno.lookups.skipped", "lookup", "adoption")).isEqualTo(1);
-    assertThat(count("tally.kyverno.lookups.skipped", "lookup", "gone")).isZero();
+    assertThat(count("tally.lookups.failed", "lookup", "adoption")).isEqualTo(1);
+    assertThat(count("tally.lookups.failed", "lookup", "gone")).isEqualTo(2);
+    assertThat(count("tally.lookups.skipped", "lookup", "adoption")).isEqualTo(1);
+    assertThat(count("tally.lookups.skipped", "lookup", "gone")).isZero();
   }
 
   @Test
@@ -235,17 +235,17 @@ class MicrometerTallyMetricsTest {
             "tally.flush.changes",
             "tally.resyncs",
             "tally.resync.changes",
-            "tally.kyverno.reports.deleted",
-            "tally.kyverno.reports.expired",
-            "tally.kyverno.reports.waiting",
+            "tally.inputs.deleted",
+            "tally.inputs.expired",
+            "tally.inputs.waiting",
             "tally.rereads",
             "tally.reread.objects",
             "tally.writes.refused",
             "tally.writes.in.trouble",
             "tally.caps.reached",
             "tally.rejections.events.suppressed",
-            "tally.kyverno.lookups.failed",
-            "tally.kyverno.lookups.skipped",
+            "tally.lookups.failed",
+            "tally.lookups.skipped",
             "tally.input.oldest.age",
             "tally.flush.last.age",
             "tally.resync.last.age")

@@ -2,7 +2,6 @@ package dev.tally.report.fabric8.input;
 
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.TallyMetrics;
-import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
@@ -23,7 +22,7 @@ import java.util.function.Supplier;
  */
 public record InputContext(
     KubernetesClient client,
-    ApiCalls calls,
+    Requests calls,
     TallyMetrics metrics,
     Clock clock,
     ClockRule clockRule,

@@ -3,7 +3,6 @@ package dev.tally.report.fabric8.input;
 import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.Liveness;
 import dev.tally.report.fabric8.RequestFailedException;
-import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.internal.PagedList;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
@@ -90,7 +89,7 @@ public interface ReportInput {
    *
    * @throws RequestFailedException naming the LIST, if it failed for good
    */
-  default void checkAccess(KubernetesClient client, ApiCalls calls) {
+  default void checkAccess(KubernetesClient client, Requests calls) {
     List<InputKind> kinds = kinds(client);
     if (kinds.isEmpty()) {
       return; // nothing read from the cluster: the input checks what it reads itself
@@ -116,7 +115,7 @@ public interface ReportInput {
    *
    * @throws KubernetesClientException if a LIST failed
    */
-  default List<HasMetadata> listAll(KubernetesClient client, ApiCalls calls) {
+  default List<HasMetadata> listAll(KubernetesClient client, Requests calls) {
     List<HasMetadata> listed = new ArrayList<>();
     for (InputKind kind : kinds(client)) {
       listed.addAll(PagedList.<HasMetadata>all(calls, "list " + kind.plural(), kind.page()));

@@ -3,7 +3,6 @@ package dev.tally.report.fabric8.input;
 import dev.tally.report.api.Subject;
 import dev.tally.report.fabric8.ApiInterruptedException;
 import dev.tally.report.fabric8.RequestFailedException;
-import dev.tally.report.fabric8.internal.ApiCalls;
 import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.api.model.Status;
@@ -129,7 +128,7 @@ public final class ResourceLookups {
   }
 
   private final KubernetesClient client;
-  private final ApiCalls calls;
+  private final Requests calls;
   private final Set<String> readable;
 
   /**
@@ -147,7 +146,7 @@ public final class ResourceLookups {
    * @param readable the resources that may be read, as {@code <plural>} (core group) or {@code
    *     <plural>.<group>}: the role's grants of {@code get} (and {@code list} for {@link #uidsOf})
    */
-  public ResourceLookups(KubernetesClient client, ApiCalls calls, Set<String> readable) {
+  public ResourceLookups(KubernetesClient client, Requests calls, Set<String> readable) {
     this.client = client;
     this.calls = calls;
     this.readable = Set.copyOf(readable);

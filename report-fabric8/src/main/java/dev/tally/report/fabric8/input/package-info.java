@@ -10,9 +10,10 @@
  * know nothing of any one input.
  *
  * <p>Implementations: Tally's own partial reports ({@code dev.tally.report.fabric8.partials}, the
- * default), Kyverno's intermediate reports ({@code dev.tally.report.kyverno}), trivy-operator's
- * config audit reports ({@code dev.tally.report.fabric8.trivy}) and, in a module of its own,
- * Gatekeeper's audit export ({@code dev.tally.report.gatekeeper}).
+ * default) and, each in a module of its own, Kyverno's intermediate reports (report-kyverno, {@code
+ * dev.tally.report.kyverno}), trivy-operator's config audit reports (report-trivy, {@code
+ * dev.tally.report.trivy}) and Gatekeeper's audit export (report-gatekeeper, {@code
+ * dev.tally.report.gatekeeper}).
  */
 @NullMarked
 package dev.tally.report.fabric8.input;

@@ -5,6 +5,7 @@ import dev.tally.report.fabric8.ApiInterruptedException;
 import dev.tally.report.fabric8.RetryPolicy;
 import dev.tally.report.fabric8.Sleeper;
 import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.input.Requests;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.HttpURLConnection;
 import java.time.Duration;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. The jitter comes from the injected {@link Random} and waiting goes through the
  * injected {@link Sleeper}, so tests are deterministic and never really wait.
  */
-public final class ApiCalls {
+public final class ApiCalls implements Requests {
   private static final Logger LOG = LoggerFactory.getLogger(ApiCalls.class);
 
   private volatile ApiBudget budget;
@@ -75,6 +76,7 @@ public final class ApiCalls {
    *     out
    * @throws ApiInterruptedException if the thread is interrupted while waiting
    */
+  @Override
   public <T> T call(String what, Supplier<T> request) {
     for (int attempt = 1; ; attempt++) {
       try {
@@ -104,16 +106,6 @@ public final class ApiCalls {
         throw new ApiInterruptedException(what, e);
       }
     }
-  }
-
-  /** {@link #call} for a request whose result is not needed. */
-  public void run(String what, Runnable request) {
-    call(
-        what,
-        () -> {
-          request.run();
-          return Boolean.TRUE;
-        });
   }
 
   /**

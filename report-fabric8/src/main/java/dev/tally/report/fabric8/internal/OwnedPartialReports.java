@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8.internal;
 
 import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.input.Requests;
 import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -11,7 +12,7 @@ import java.util.List;
 
 /**
  * Lists the partial report objects Tally wrote (labelled {@code app.kubernetes.io/managed-by:
- * tally}), each LIST one request through {@link ApiCalls}. Whoever sweeps or marks partial reports
+ * tally}), each LIST one request through {@link Requests}. Whoever sweeps or marks partial reports
  * (adoption, the audit's stale marks) reads them through here, so they all see the same set.
  */
 public final class OwnedPartialReports {
@@ -19,7 +20,7 @@ public final class OwnedPartialReports {
 
   /** The namespaced partial reports of every namespace. */
   public static List<PartialReportResource> inAnyNamespace(
-      KubernetesClient client, ApiCalls calls) {
+      KubernetesClient client, Requests calls) {
     return owned(
         calls,
         "list partialreports",
@@ -28,7 +29,7 @@ public final class OwnedPartialReports {
 
   /** The namespaced partial reports of {@code namespace}. */
   public static List<PartialReportResource> inNamespace(
-      KubernetesClient client, ApiCalls calls, String namespace) {
+      KubernetesClient client, Requests calls, String namespace) {
     return owned(
         calls,
         "list partialreports",
@@ -37,13 +38,13 @@ public final class OwnedPartialReports {
 
   /** The cluster-scoped partial reports. */
   public static List<ClusterPartialReportResource> clusterScoped(
-      KubernetesClient client, ApiCalls calls) {
+      KubernetesClient client, Requests calls) {
     return owned(
         calls, "list clusterpartialreports", client.resources(ClusterPartialReportResource.class));
   }
 
   private static <T extends HasMetadata> List<T> owned(
-      ApiCalls calls,
+      Requests calls,
       String what,
       FilterWatchListDeletable<T, ? extends KubernetesResourceList<T>, ?> resources) {
     return calls.call(

@@ -1,5 +1,6 @@
 package dev.tally.report.fabric8.internal;
 
+import dev.tally.report.fabric8.input.Requests;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ListOptions;
@@ -29,7 +30,7 @@ public final class PagedList {
   private PagedList() {}
 
   public static <T extends HasMetadata> List<T> all(
-      ApiCalls calls,
+      Requests calls,
       String what,
       Function<ListOptions, ? extends KubernetesResourceList<? extends T>> page) {
     for (int restart = 0; ; restart++) {

@@ -1,0 +1,35 @@
+package dev.tally.report.fabric8.input;
+
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.function.Supplier;
+
+/**
+ * How an input makes its own requests to the API server: each one within the controller's API
+ * budget, retried on 429 (honouring Retry-After), 5xx and connection errors as its retry policy
+ * says; any other failure (404, 409, 410, 422...) is the input's to handle, thrown at once. The
+ * controller hands one to {@link ReportInput#checkAccess}, {@link ReportInput#listAll} and, in its
+ * {@link InputContext}, to an input's lifecycle and sources, so that an input's reads and writes
+ * share the budget of everything else the controller sends.
+ */
+public interface Requests {
+  /**
+   * Makes {@code request}, taking a token of the budget before each attempt.
+   *
+   * @param what names the request in logs and in the exception of an interrupt
+   * @throws KubernetesClientException the last failure, when it is not retryable or attempts ran
+   *     out
+   * @throws dev.tally.report.fabric8.ApiInterruptedException if the thread is interrupted while
+   *     waiting
+   */
+  <T> T call(String what, Supplier<T> request);
+
+  /** {@link #call} for a request whose result is not needed. */
+  default void run(String what, Runnable request) {
+    call(
+        what,
+        () -> {
+          request.run();
+          return Boolean.TRUE;
+        });
+  }
+}
