@@ -6,10 +6,11 @@ import dev.tally.report.api.Liveness;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.input.InputContext;
-import dev.tally.report.fabric8.input.InputLifecycle;
+import dev.tally.report.fabric8.input.InputServices;
 import dev.tally.report.fabric8.input.LivenessWatch;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.input.StatementSource;
+import dev.tally.report.fabric8.input.SubjectAdoption;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -60,7 +61,7 @@ public final class AggregatorController implements AutoCloseable {
   private final InputLedger ledger;
   private final WriteScheduler scheduler;
   private final InputFeed feed;
-  private final InputLifecycle lifecycle;
+  private final InputServices services;
   private final @Nullable StatementSource source;
   private final @Nullable LivenessWatch policies;
   private final StallRule stalls;
@@ -90,14 +91,14 @@ public final class AggregatorController implements AutoCloseable {
     ClockRule clockRule = ClockRule.allowing(b.maxClockSkew);
     InputContext context =
         new InputContext(b.client, calls, b.metrics, b.clock, clockRule, this::now);
-    this.lifecycle = input.lifecycle(context);
+    this.services = input.services(context);
     this.source = input.statementSource(context).orElse(null);
     RejectionEvents rejections =
         new RejectionEvents(b.client, calls, b.metrics, b.clock, b.emitEvents);
     this.ledger =
         new InputLedger(
             input,
-            lifecycle,
+            services,
             source,
             rejections,
             copies,
@@ -190,7 +191,10 @@ public final class AggregatorController implements AutoCloseable {
     if (!resyncPeriod.isZero()) {
       thread.every(resyncPeriod, this::periodicResync);
     }
-    lifecycle.adoptionRetry().ifPresent(every -> thread.every(every, ledger::adoptPending));
+    SubjectAdoption adoption = services.adoption();
+    if (adoption != null) {
+      thread.every(adoption.retryEvery(), ledger::adoptPending);
+    }
     if (source != null) {
       thread.every(source.period(), ledger::pollSource);
     }

@@ -10,10 +10,12 @@ import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
-import dev.tally.report.fabric8.input.InputLifecycle;
+import dev.tally.report.fabric8.input.InputServices;
 import dev.tally.report.fabric8.input.ReportInput;
+import dev.tally.report.fabric8.input.Retirement;
 import dev.tally.report.fabric8.input.Statement;
 import dev.tally.report.fabric8.input.StatementSource;
+import dev.tally.report.fabric8.input.SubjectAdoption;
 import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.merge.publish.ClockRule;
 import dev.tally.report.merge.publish.SubjectIndex;
@@ -38,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * ({@link SubjectIndex}, which decides when a subject is deleted). The liveness is kept across
  * terms.
  *
- * <p>It decodes (through its {@link ReportInput}) and applies, tells the input's {@link
- * InputLifecycle} what became of each object, and hands refusals to {@link RejectionEvents}; every
+ * <p>It decodes (through its {@link ReportInput}) and applies, tells the input's services ({@link
+ * InputServices}) what became of each object, and hands refusals to {@link RejectionEvents}; every
  * change to the aggregator is announced to {@code changed}, which schedules a flush. Confined to
  * the aggregator thread.
  */
@@ -47,7 +49,8 @@ final class InputLedger {
   private static final Logger LOG = LoggerFactory.getLogger(InputLedger.class);
 
   private final ReportInput input;
-  private final InputLifecycle lifecycle;
+  private final @Nullable SubjectAdoption adoption;
+  private final @Nullable Retirement retirement;
   private final RejectionEvents rejections;
   private final RefusedCopies copies;
   private final TallyMetrics metrics;
@@ -81,13 +84,13 @@ final class InputLedger {
   private boolean observedThisTerm;
 
   /**
-   * @param lifecycle what happens to {@code input}'s objects around the merge ({@link
-   *     InputLifecycle#NONE} when nothing does)
+   * @param services what {@code input} adds around the merge ({@link InputServices#NONE} when
+   *     nothing)
    * @param source the input's statements that are not objects, or null
    */
   InputLedger(
       ReportInput input,
-      InputLifecycle lifecycle,
+      InputServices services,
       @Nullable StatementSource source,
       RejectionEvents rejections,
       RefusedCopies copies,
@@ -96,7 +99,8 @@ final class InputLedger {
       ClockRule clock,
       Runnable changed) {
     this.input = input;
-    this.lifecycle = lifecycle;
+    this.adoption = services.adoption();
+    this.retirement = services.retirement();
     this.source = source;
     this.rejections = rejections;
     this.copies = copies;
@@ -119,7 +123,12 @@ final class InputLedger {
     handledVersions.clear();
     refusedAtCap.clear();
     observedThisTerm = false;
-    lifecycle.termEnded();
+    if (adoption != null) {
+      adoption.termEnded();
+    }
+    if (retirement != null) {
+      retirement.termEnded();
+    }
     if (source != null) {
       source.termEnded();
     }
@@ -197,16 +206,18 @@ final class InputLedger {
       Statement statement = input.decode(resource);
       if (statement instanceof Statement.AwaitsAdoption awaits) {
         LOG.debug("{} waits for its subject to be adopted", key);
-        lifecycle.awaitAdoption(key, resource, awaits.subject());
+        if (adoption != null) {
+          adoption.await(key, resource, awaits.subject());
+        }
         return;
       }
-      if (!gone) {
+      if (!gone && retirement != null) {
         // e.g. merged objects waiting for their delete, within caps: past them, none is merged
-        lifecycle.beforeMerge(key, resource);
+        retirement.beforeMerge(key, resource);
       }
       if (!(statement instanceof Statement.Ready ready)) {
-        lifecycle.merged(key, resource);
-        if (lifecycle != InputLifecycle.NONE) {
+        merged(key, resource);
+        if (adoption != null || retirement != null) {
           changed.run(); // a flush, so that what follows a write (a delete) happens
         }
         return;
@@ -232,8 +243,28 @@ final class InputLedger {
     } else {
       track(partial);
     }
-    lifecycle.merged(key, resource);
+    merged(key, resource);
     changed.run();
+  }
+
+  /** {@code resource}, known as {@code key}, was merged or said nothing: the services hear it. */
+  private void merged(String key, HasMetadata resource) {
+    if (adoption != null) {
+      adoption.release(key);
+    }
+    if (retirement != null) {
+      retirement.merged(key, resource);
+    }
+  }
+
+  /** The object known as {@code key} left the cluster, or need not be acted on. */
+  private void left(String key) {
+    if (adoption != null) {
+      adoption.release(key);
+    }
+    if (retirement != null) {
+      retirement.gone(key);
+    }
   }
 
   /**
@@ -269,13 +300,13 @@ final class InputLedger {
       handled = handled.substring(REFUSED.length());
     }
     refusedAtCap.remove(key);
-    lifecycle.gone(key);
+    left(key);
     if (!removalDeletesSubject()) {
       String version = Objects.requireNonNullElse(resource.getMetadata().getResourceVersion(), "");
       // a stripped copy (a refused version, from the informer's cache) says nothing
       if (!version.equals(handled) && !RefusedCopies.isCopy(resource)) {
         apply(key, resource, true);
-        lifecycle.gone(key); // it is not there to delete
+        left(key); // it is not there to delete
       }
       return;
     }
@@ -285,27 +316,28 @@ final class InputLedger {
   }
 
   /**
-   * Objects awaiting adoption look for their resource again ({@link InputLifecycle#adoptPending});
-   * one found is applied at once.
+   * Objects awaiting adoption look for their resource again ({@link SubjectAdoption#retry}); one
+   * found is applied at once.
    */
   void adoptPending() {
-    if (aggregator == null) {
+    if (aggregator == null || adoption == null) {
       return;
     }
-    lifecycle.adoptPending(adopted -> apply(key(adopted), adopted));
+    adoption.retry(adopted -> apply(key(adopted), adopted));
   }
 
   /**
    * The owned aggregates as the cluster holds them, before the controller diffs against them: when
-   * the aggregates are the state, the input's lifecycle seeds the aggregator from the first list of
-   * a term, and a vanished aggregate whose resource is gone deletes that resource.
+   * the aggregates are the state, the input's retirement seeds the aggregator from the first list
+   * of a term, and a vanished aggregate whose resource is gone deletes that resource.
    */
   void observed(List<AggregateReport> owned) {
     ReportAggregator agg = aggregator;
     if (agg == null) {
       return;
     }
-    InputLifecycle.Observation seen = lifecycle.observed(owned);
+    Retirement.Observation seen =
+        retirement == null ? Retirement.Observation.NOTHING : retirement.observed(owned);
     for (PartialReport seed : seen.seeds()) {
       try {
         agg.apply(seed);
@@ -379,27 +411,28 @@ final class InputLedger {
 
   /**
    * The objects {@code refs} were read again one by one, after trouble writing them; {@code
-   * observed} is what the cluster holds of them (see {@link InputLifecycle#reread}).
+   * observed} is what the cluster holds of them (see {@link Retirement#reread}).
    */
   void reread(Collection<ReportRef> refs, List<AggregateReport> observed) {
-    if (aggregator != null) {
-      lifecycle.reread(refs, observed);
+    if (aggregator != null && retirement != null) {
+      retirement.reread(refs, observed);
     }
   }
 
   /**
    * {@code changes} were written (or left as they are for good), and every namespace but {@code
-   * unsettled} holds what was applied: the input's lifecycle may act there (delete merged objects).
+   * unsettled} holds what was applied: the input's retirement may act there (delete merged
+   * objects).
    */
   void written(ChangeSet changes, Set<String> unsettled) {
-    if (aggregator != null) {
-      lifecycle.written(changes, unsettled);
+    if (aggregator != null && retirement != null) {
+      retirement.written(changes, unsettled);
     }
   }
 
   /** Whether an input object's removal can make its subject deleted. */
   private boolean removalDeletesSubject() {
-    return !lifecycle.aggregatesAreTheState();
+    return retirement == null;
   }
 
   /**
@@ -413,7 +446,7 @@ final class InputLedger {
     for (String key : List.copyOf(handledVersions.keySet())) {
       if (!present.contains(key)) {
         handledVersions.remove(key);
-        lifecycle.gone(key);
+        left(key);
         if (removalDeletesSubject() && forget(key)) {
           forgotten++;
         }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Timestamp;
-import dev.tally.report.fabric8.input.InputLifecycle;
+import dev.tally.report.fabric8.input.InputServices;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.partials.PartialReportsInput;
@@ -85,7 +85,7 @@ class RefusedCopiesTest {
     ledger =
         new InputLedger(
             input,
-            InputLifecycle.NONE,
+            InputServices.NONE,
             null,
             new RejectionEvents(client, calls, metrics, clock, true),
             copies,

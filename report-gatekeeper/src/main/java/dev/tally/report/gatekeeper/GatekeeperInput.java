@@ -5,10 +5,11 @@ import dev.tally.report.fabric8.RequestFailedException;
 import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.InputKind;
-import dev.tally.report.fabric8.input.InputLifecycle;
+import dev.tally.report.fabric8.input.InputServices;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.input.Requests;
 import dev.tally.report.fabric8.input.ResourceLookups;
+import dev.tally.report.fabric8.input.Retirement;
 import dev.tally.report.fabric8.input.StatementSource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
@@ -37,10 +38,9 @@ import java.util.TreeSet;
  *       ({@link dev.tally.report.fabric8.input.ResourceLookups}, one metadata LIST per kind and
  *       namespace a run names), of the resources in {@link #lookupKinds} only, which the role must
  *       grant {@code get} and {@code list} on.
- *   <li>The aggregates are the state ({@link InputLifecycle#aggregatesAreTheState}): the export's
- *       directory is emptied with its Pod, so a new term seeds from what the cluster holds and
- *       writes nothing until a run says otherwise. It deletes nothing: the driver cleans its own
- *       files.
+ *   <li>The aggregates are the state (its {@link Retirement}): the export's directory is emptied
+ *       with its Pod, so a new term seeds from what the cluster holds and writes nothing until a
+ *       run says otherwise. It deletes nothing: the driver cleans its own files.
  * </ul>
  *
  * <p>Immutable: each {@code with} method returns a copy.
@@ -141,8 +141,8 @@ public final class GatekeeperInput implements ReportInput {
   }
 
   @Override
-  public InputLifecycle lifecycle(InputContext context) {
-    return new GatekeeperLifecycle(context);
+  public InputServices services(InputContext context) {
+    return new InputServices(null, new GatekeeperRetirement(context));
   }
 
   @Override

@@ -4,18 +4,26 @@ import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
+import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.Requests;
 import dev.tally.report.fabric8.input.ResourceLookups;
+import dev.tally.report.fabric8.input.Retirement;
+import dev.tally.report.fabric8.input.SubjectAdoption;
 import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.fabric8.internal.RateLimitedLog;
+import dev.tally.report.merge.kyverno.KyvernoMapping;
+import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -25,6 +33,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * a report states and what a seed is are report-merge's ({@code KyvernoMapping}). Confined to the
  * aggregator thread.
  */
-final class IntermediateReports {
+final class IntermediateReports implements SubjectAdoption, Retirement {
   private static final Logger LOG = LoggerFactory.getLogger(IntermediateReports.class);
 
   /** One intermediate report object, at the version read. */
@@ -76,6 +85,8 @@ final class IntermediateReports {
   private final KyvernoInput settings;
   private final TallyMetrics metrics;
   private final Clock clock;
+  private final ClockRule clockRule;
+  private final Supplier<Timestamp> now;
   private final ResourceLookups lookups;
   private final RateLimitedLog warnings;
 
@@ -99,17 +110,16 @@ final class IntermediateReports {
 
   private boolean seeded;
 
-  IntermediateReports(
-      KubernetesClient client,
-      Requests calls,
-      KyvernoInput settings,
-      TallyMetrics metrics,
-      Clock clock) {
-    this.client = client;
-    this.calls = calls;
+  IntermediateReports(KyvernoInput settings, InputContext context) {
+    this.client = context.client();
+    this.calls = context.calls();
     this.settings = settings;
-    this.metrics = metrics;
-    this.clock = clock;
+    this.metrics = context.metrics();
+    this.clock = context.clock();
+    this.clockRule = context.clockRule();
+    this.now = context.now();
+    Requests calls = context.calls();
+    KubernetesClient client = context.client();
     this.lookups = new ResourceLookups(client, calls, settings.adoptionKinds());
     this.warnings = new RateLimitedLog(LOG, clock, Duration.ofMinutes(1));
     this.requests = new ReportRequests(client, calls);
@@ -121,13 +131,14 @@ final class IntermediateReports {
     return settings.lifecycle() == KyvernoInput.Lifecycle.DELETE_AFTER_MERGE;
   }
 
-  /** How often {@link #adopt} should run. */
-  Duration adoptionRetry() {
+  @Override
+  public Duration retryEvery() {
     return settings.adoptionRetry();
   }
 
   /** The term ended: the next one seeds afresh and knows nothing of this one's objects. */
-  void clear() {
+  @Override
+  public void termEnded() {
     merged.clear();
     mergedByNamespace.clear();
     waiting.clear();
@@ -139,8 +150,9 @@ final class IntermediateReports {
   }
 
   /** {@code object}, known as {@code key}, was applied (or stated nothing). */
-  void merged(String key, HasMetadata object) {
-    release(key);
+  @Override
+  public void merged(String key, HasMetadata object) {
+    unwait(key);
     if (deletesAfterMerge()) {
       Read read = Read.of(object);
       if (merged.put(key, read) == null) {
@@ -168,7 +180,8 @@ final class IntermediateReports {
    * @throws CapacityExceededException when it is not merged and awaiting its delete already and its
    *     namespace, or all namespaces, hold as many as {@link KyvernoInput} allows
    */
-  void checkMergeCaps(String key, HasMetadata object) {
+  @Override
+  public void beforeMerge(String key, HasMetadata object) {
     if (!deletesAfterMerge() || merged.containsKey(key)) {
       return;
     }
@@ -193,7 +206,8 @@ final class IntermediateReports {
    *     namespaces, hold as many reports awaiting adoption as {@link KyvernoInput} allows; nothing
    *     is held for it then
    */
-  void awaitAdoption(String key, HasMetadata object, Subject subject) {
+  @Override
+  public void await(String key, HasMetadata object, Subject subject) {
     if (!waiting.containsKey(key)) {
       checkAwaitingCaps(Objects.requireNonNullElse(object.getMetadata().getNamespace(), ""));
     }
@@ -213,8 +227,15 @@ final class IntermediateReports {
     }
   }
 
+  @Override
+  public void release(String key) {
+    if (unwait(key)) {
+      report();
+    }
+  }
+
   /** Whether {@code key} was awaiting adoption; it no longer is. */
-  private boolean release(String key) {
+  private boolean unwait(String key) {
     Waiting w = waiting.remove(key);
     if (w == null) {
       return false;
@@ -242,8 +263,9 @@ final class IntermediateReports {
   }
 
   /** The object known as {@code key} is gone from the cluster. */
-  void gone(String key) {
-    if (unmerge(key) | release(key)) {
+  @Override
+  public void gone(String key) {
+    if (unmerge(key) | unwait(key)) {
       report();
     }
   }
@@ -255,7 +277,8 @@ final class IntermediateReports {
    * report with the uid set, to apply it without writing it. A report whose resource has not
    * appeared within the grace is deleted.
    */
-  void adopt(Consumer<HasMetadata> adopted) {
+  @Override
+  public void retry(Consumer<HasMetadata> adopted) {
     Instant now = clock.instant();
     for (var e : List.copyOf(waiting.entrySet())) {
       String key = e.getKey();
@@ -312,14 +335,14 @@ final class IntermediateReports {
             settings.adoptionGrace());
       }
       if (uid.isPresent()) {
-        release(key);
+        unwait(key);
         if (deletesAfterMerge()) {
           adopted.accept(ReportRequests.withUid(w.object(), uid.get(), w.subject()));
         } else {
           requests.adopt(key, w.object(), uid.get(), w.subject());
         }
       } else if (Duration.between(w.since(), now).compareTo(settings.adoptionGrace()) > 0) {
-        release(key);
+        unwait(key);
         LogFields.about(LOG.atWarn(), w.object())
             .addKeyValue("subject", where(w.subject()))
             .log(
@@ -339,7 +362,7 @@ final class IntermediateReports {
    * report was known to exist, is no longer there, and the resource itself is gone or has another
    * uid. Only when reports are deleted after merging; otherwise nothing.
    */
-  Observation observed(List<AggregateReport> owned) {
+  Observation observe(List<AggregateReport> owned) {
     if (!deletesAfterMerge()) {
       return new Observation(List.of(), List.of());
     }
@@ -350,15 +373,39 @@ final class IntermediateReports {
   }
 
   /**
+   * {@link #observe}, with the seeds as report-merge's rule makes them of the per-resource reports
+   * ({@link KyvernoMapping#seed}): a report that makes none is logged and left out.
+   */
+  @Override
+  public Retirement.Observation observed(List<AggregateReport> owned) {
+    Observation seen = observe(owned);
+    Timestamp seededAt = now.get();
+    List<PartialReport> seeds = new ArrayList<>();
+    for (AggregateReport report : seen.seeds()) {
+      try {
+        seeds.addAll(KyvernoMapping.seed(report, clockRule, seededAt));
+      } catch (InvalidReportException e) {
+        LogFields.about(LOG.atWarn(), report.ref())
+            .log("the report does not seed the aggregator: {}", e.getMessage());
+      }
+    }
+    if (!seen.seeds().isEmpty()) {
+      LOG.info("seeded from {} per-resource reports", seen.seeds().size());
+    }
+    return new Retirement.Observation(seeds, seen.gone());
+  }
+
+  /**
    * The per-resource reports {@code refs} were read again one by one (after trouble writing them):
    * those of them the cluster holds are {@code observed}, the others are not there.
    */
-  void reread(Collection<ReportRef> refs, List<AggregateReport> observed) {
+  @Override
+  public void reread(Collection<ReportRef> refs, List<AggregateReport> observed) {
     goneChecks.reread(refs, observed);
   }
 
   /**
-   * What {@link #observed} found: the reports to seed from, and the resources found gone, each in
+   * What {@link #observe} found: the reports to seed from, and the resources found gone, each in
    * its namespace.
    */
   record Observation(List<AggregateReport> seeds, List<Subject> gone) {}
@@ -367,7 +414,8 @@ final class IntermediateReports {
    * {@code changes} were written (or refused as foreign, or parked): the reports merged before them
    * are reflected in the cluster, but in {@code unsettled} namespaces, and are deleted now.
    */
-  void written(ChangeSet changes, Set<String> unsettled) {
+  @Override
+  public void written(ChangeSet changes, Set<String> unsettled) {
     goneChecks.written(changes);
     if (merged.isEmpty()) {
       return;

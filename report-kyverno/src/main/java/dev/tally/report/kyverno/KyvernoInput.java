@@ -6,7 +6,7 @@ import dev.tally.report.api.ReportLayout;
 import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.InputKind;
-import dev.tally.report.fabric8.input.InputLifecycle;
+import dev.tally.report.fabric8.input.InputServices;
 import dev.tally.report.fabric8.input.LivenessWatch;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.input.ResourceLookups;
@@ -323,9 +323,17 @@ public final class KyvernoInput implements ReportInput {
     return KyvernoReports.decode(object);
   }
 
+  /**
+   * Adoption of admission reports about a resource with no uid yet, in both lifecycles; with {@link
+   * Lifecycle#DELETE_AFTER_MERGE} also the retirement of merged reports (deleted once what they
+   * said is written), which makes the per-resource reports the state. One {@link
+   * IntermediateReports} is both, so that a report is counted once against the caps whichever way
+   * it waits.
+   */
   @Override
-  public InputLifecycle lifecycle(InputContext context) {
-    return new KyvernoLifecycle(this, context);
+  public InputServices services(InputContext context) {
+    IntermediateReports reports = new IntermediateReports(this, context);
+    return new InputServices(reports, reports.deletesAfterMerge() ? reports : null);
   }
 
   @Override

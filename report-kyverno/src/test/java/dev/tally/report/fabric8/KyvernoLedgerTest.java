@@ -61,7 +61,7 @@ class KyvernoLedgerTest {
     ledger =
         new InputLedger(
             settings,
-            settings.lifecycle(new InputContext(client, calls, metrics, clock, clockRule, now)),
+            settings.services(new InputContext(client, calls, metrics, clock, clockRule, now)),
             null,
             new RejectionEvents(client, calls, metrics, clock, false),
             new RefusedCopies(1_000, 20_000),

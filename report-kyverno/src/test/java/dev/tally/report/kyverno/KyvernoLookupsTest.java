@@ -15,8 +15,10 @@ import dev.tally.report.fabric8.MockCluster;
 import dev.tally.report.fabric8.RealServer;
 import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.VirtualTime;
+import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.ResourceLookups;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Status;
@@ -72,7 +74,15 @@ class KyvernoLookupsTest {
             new Random(1),
             d -> {},
             metrics);
-    return new IntermediateReports(client, calls, input, metrics, time);
+    return new IntermediateReports(
+        input,
+        new InputContext(
+            client,
+            calls,
+            metrics,
+            time,
+            ClockRule.allowing(Duration.ofDays(36_500)),
+            () -> Timestamp.ofSeconds(time.instant().getEpochSecond())));
   }
 
   private static KyvernoInput input() {
@@ -93,13 +103,12 @@ class KyvernoLookupsTest {
         .always();
     IntermediateReports reports = reports(input());
     GenericKubernetesResource report = admission("Pod", "pods.v1", "web");
-    reports.awaitAdoption(
-        "EphemeralReport/team/req-1-r", report, Subject.of("v1", "Pod", NS, "web", ""));
+    reports.await("EphemeralReport/team/req-1-r", report, Subject.of("v1", "Pod", NS, "web", ""));
     List<HasMetadata> adopted = new ArrayList<>();
 
-    reports.adopt(adopted::add);
+    reports.retry(adopted::add);
     time.advance(Duration.ofMinutes(3)); // past the grace
-    reports.adopt(adopted::add);
+    reports.retry(adopted::add);
 
     List<RecordedRequest> requests = requests();
     assertThat(requests).extracting(RecordedRequest::getMethod).doesNotContain("DELETE");
@@ -109,10 +118,10 @@ class KyvernoLookupsTest {
     assertThat(requests).filteredOn(r -> r.getPath().equals(POD_PATH)).hasSize(2);
 
     // backing off: asked again only once the wait (10 s, then 20 s) has passed
-    reports.adopt(adopted::add);
+    reports.retry(adopted::add);
     assertThat(requests()).isEmpty();
     time.advance(Duration.ofSeconds(21));
-    reports.adopt(adopted::add);
+    reports.retry(adopted::add);
     assertThat(requests()).extracting(RecordedRequest::getPath).containsExactly(POD_PATH);
     assertThat(adopted).isEmpty();
   }
@@ -131,13 +140,13 @@ class KyvernoLookupsTest {
                 "metadata", Map.of("name", "web", "namespace", NS, "uid", "u-1")))
         .always();
     IntermediateReports reports = reports(input());
-    reports.awaitAdoption(
+    reports.await(
         "EphemeralReport/team/req-1-r",
         admission("Pod", "pods.v1", "web"),
         Subject.of("v1", "Pod", NS, "web", ""));
     List<HasMetadata> adopted = new ArrayList<>();
 
-    reports.adopt(adopted::add);
+    reports.retry(adopted::add);
 
     assertThat(adopted).hasSize(1);
     assertThat(adopted.get(0).getMetadata().getLabels())
@@ -167,20 +176,20 @@ class KyvernoLookupsTest {
         .andReturn(200, new StatusBuilder().build())
         .always();
     IntermediateReports reports = reports(input());
-    reports.awaitAdoption(
+    reports.await(
         "EphemeralReport/team/req-1-r",
         admission("Secret", "secrets.v1", "db"),
         Subject.of("v1", "Secret", NS, "db", ""));
     List<HasMetadata> adopted = new ArrayList<>();
 
-    reports.adopt(adopted::add);
+    reports.retry(adopted::add);
     time.advance(Duration.ofSeconds(30));
-    reports.adopt(adopted::add);
+    reports.retry(adopted::add);
     assertThat(requests()).as("no request about the Secret").isEmpty();
     assertThat(metrics.lookupsSkipped).containsEntry(TallyMetrics.Lookup.ADOPTION, 1);
 
     time.advance(Duration.ofMinutes(2));
-    reports.adopt(adopted::add);
+    reports.retry(adopted::add);
     assertThat(adopted).isEmpty();
     assertThat(requests())
         .extracting(r -> r.getMethod() + " " + r.getPath())
@@ -205,16 +214,15 @@ class KyvernoLookupsTest {
     IntermediateReports reports = reports(input());
     GenericKubernetesResource report = admission("Widget", "", "w");
     report.getMetadata().getLabels().remove(KyvernoCodec.GVR_LABEL);
-    reports.awaitAdoption(
-        "EphemeralReport/team/req-1-r", report, Subject.of("v1", "Widget", NS, "w", ""));
+    reports.await("EphemeralReport/team/req-1-r", report, Subject.of("v1", "Widget", NS, "w", ""));
     List<HasMetadata> adopted = new ArrayList<>();
 
-    reports.adopt(adopted::add);
+    reports.retry(adopted::add);
     assertThat(metrics.lookupsFailed)
         .as("not a failure")
         .doesNotContainKey(TallyMetrics.Lookup.ADOPTION);
     time.advance(Duration.ofMinutes(3)); // past the grace
-    reports.adopt(adopted::add);
+    reports.retry(adopted::add);
 
     assertThat(adopted).isEmpty();
     assertThat(requests())
@@ -247,21 +255,21 @@ class KyvernoLookupsTest {
         .always();
     IntermediateReports reports = reports(input());
     List<AggregateReport> owned = ownedReportAbout(Subject.of("v1", "Pod", NS, "web", "u-1"));
-    assertThat(reports.observed(owned).seeds()).isEqualTo(owned);
+    assertThat(reports.observe(owned).seeds()).isEqualTo(owned);
 
     // its report vanished; reading the pod is refused
-    IntermediateReports.Observation refused = reports.observed(List.of());
+    IntermediateReports.Observation refused = reports.observe(List.of());
     assertThat(refused.gone()).isEmpty();
     assertThat(metrics.lookupsFailed).containsEntry(TallyMetrics.Lookup.GONE_CHECK, 1);
     assertThat(requests()).extracting(RecordedRequest::getPath).contains(POD_PATH);
 
     // the next resync comes at once: still backing off, no request
-    assertThat(reports.observed(List.of()).gone()).isEmpty();
+    assertThat(reports.observe(List.of()).gone()).isEmpty();
     assertThat(requests()).isEmpty();
 
     // later it is asked again, and the server says the pod is gone
     time.advance(Duration.ofMinutes(1));
-    assertThat(reports.observed(List.of()).gone()).extracting(Subject::uid).containsExactly("u-1");
+    assertThat(reports.observe(List.of()).gone()).extracting(Subject::uid).containsExactly("u-1");
     assertThat(requests()).extracting(RecordedRequest::getPath).containsExactly(POD_PATH);
     assertThat(requests.getHeader("Accept")).isEqualTo(ResourceLookups.METADATA_ONLY);
   }
@@ -299,10 +307,10 @@ class KyvernoLookupsTest {
       pods.add(Subject.of("v1", "Pod", NS, "web-" + i, "u-" + i));
     }
     List<AggregateReport> owned = ownedReportsAbout(pods);
-    assertThat(reports.observed(owned).seeds()).hasSize(12);
+    assertThat(reports.observe(owned).seeds()).hasSize(12);
     requests();
 
-    List<Subject> gone = reports.observed(List.of()).gone();
+    List<Subject> gone = reports.observe(List.of()).gone();
     assertThat(gone)
         .extracting(Subject::name)
         .as("not listed, or listed with another uid")

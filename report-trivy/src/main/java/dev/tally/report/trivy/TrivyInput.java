@@ -23,7 +23,7 @@ import java.util.List;
  *
  * <p>The reports stay and are the state: trivy-operator replaces a report when it scans its
  * resource again, and garbage collection removes it with its resource, whose removal retracts what
- * it said (the default {@link dev.tally.report.fabric8.input.InputLifecycle#NONE}). Every report
+ * it said (the default {@link dev.tally.report.fabric8.input.InputServices#NONE}). Every report
  * names its resource's uid through its owner reference, so nothing waits for adoption and the
  * aggregator reads nothing but the reports: {@link #rbacYaml()} grants {@code list} and {@code
  * watch} on them and the aggregates' writes.

@@ -8,9 +8,9 @@ import java.time.Clock;
 import java.util.function.Supplier;
 
 /**
- * What the controller lends an input's {@link InputLifecycle}: the client, its budgeted calls, the
- * metrics, and the controller's clock and clock rule (for seeds an input makes from what the
- * cluster holds).
+ * What the controller lends an input's services ({@link InputServices}) and source: the client, its
+ * budgeted calls, the metrics, and the controller's clock and clock rule (for seeds an input makes
+ * from what the cluster holds).
  *
  * @param client the controller's client
  * @param calls the controller's budgeted, retried calls; every request an input makes goes through

@@ -17,9 +17,9 @@ import java.util.function.Consumer;
 /**
  * What an {@link dev.tally.report.fabric8.AggregatorController} reads: the kinds it watches and
  * lists ({@link #kinds}), what one object states ({@link #decode}, where a mapping in a pure module
- * decides), what becomes of the objects around the merge ({@link #lifecycle}) and which policies
- * are live ({@link #livenessWatch}). Reading only: what an object means is decided by report-merge
- * or the input's own pure mapping, never here.
+ * decides), what becomes of the objects around the merge ({@link #services}) and which policies are
+ * live ({@link #livenessWatch}). Reading only: what an object means is decided by report-merge or
+ * the input's own pure mapping, never here.
  *
  * <p>An input also ships what a cluster admin needs to run it: the RBAC rules of the kinds it reads
  * (deploy/ and the chart, one file per input) and the metrics it feeds ({@link
@@ -53,11 +53,12 @@ public interface ReportInput {
   Statement decode(HasMetadata object);
 
   /**
-   * What happens to the objects around the merge, made once per controller; {@link
-   * InputLifecycle#NONE} by default.
+   * The services this input adds around the merge, made once per controller: adoption of objects
+   * about a subject whose uid is not known yet, retirement of objects once merged; {@link
+   * InputServices#NONE} by default (objects stay and are the state).
    */
-  default InputLifecycle lifecycle(InputContext context) {
-    return InputLifecycle.NONE;
+  default InputServices services(InputContext context) {
+    return InputServices.NONE;
   }
 
   /**
@@ -78,7 +79,7 @@ public interface ReportInput {
   }
 
   /**
-   * Refuses an aggregator this input cannot feed (say, a lifecycle that needs a layout).
+   * Refuses an aggregator this input cannot feed (say, a retirement that needs a layout).
    *
    * @throws IllegalArgumentException naming what is wrong
    */

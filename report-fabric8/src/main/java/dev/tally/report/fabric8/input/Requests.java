@@ -8,7 +8,7 @@ import java.util.function.Supplier;
  * budget, retried on 429 (honouring Retry-After), 5xx and connection errors as its retry policy
  * says; any other failure (404, 409, 410, 422...) is the input's to handle, thrown at once. The
  * controller hands one to {@link ReportInput#checkAccess}, {@link ReportInput#listAll} and, in its
- * {@link InputContext}, to an input's lifecycle and sources, so that an input's reads and writes
+ * {@link InputContext}, to an input's services and source, so that an input's reads and writes
  * share the budget of everything else the controller sends.
  */
 public interface Requests {

@@ -2,12 +2,14 @@
  * What the controller reads, as a plug-in: a {@link dev.tally.report.fabric8.input.ReportInput}
  * names the kinds to watch and says what one object states, or has a {@link
  * dev.tally.report.fabric8.input.StatementSource} that states many subjects at once from elsewhere
- * (files); it may own what happens to its objects around the merge ({@link
- * dev.tally.report.fabric8.input.InputLifecycle}) and which policies are live ({@link
- * dev.tally.report.fabric8.input.LivenessWatch}), and use the shared adoption service ({@link
- * dev.tally.report.fabric8.input.ResourceLookups}) to learn the uid of a resource its producer
- * names without one. The controller, its ledger and {@link dev.tally.report.fabric8.TallyMetrics}
- * know nothing of any one input.
+ * (files); it may add two services around the merge ({@link
+ * dev.tally.report.fabric8.input.InputServices}: {@link
+ * dev.tally.report.fabric8.input.SubjectAdoption} for objects about a subject whose uid is not
+ * known yet, {@link dev.tally.report.fabric8.input.Retirement} for objects that leave once merged)
+ * and say which policies are live ({@link dev.tally.report.fabric8.input.LivenessWatch}), and use
+ * the shared adoption service ({@link dev.tally.report.fabric8.input.ResourceLookups}) to learn the
+ * uid of a resource its producer names without one. The controller, its ledger and {@link
+ * dev.tally.report.fabric8.TallyMetrics} know nothing of any one input.
  *
  * <p>Implementations: Tally's own partial reports ({@code dev.tally.report.fabric8.partials}, the
  * default) and, each in a module of its own, Kyverno's intermediate reports (report-kyverno, {@code

@@ -19,8 +19,8 @@ import java.util.List;
  * Tally's own {@code PartialReport} and {@code ClusterPartialReport} objects, the default input.
  * They are the state: each stays until its producer replaces it or garbage collection removes it
  * with its subject, whose removal then retracts what it said ({@link
- * dev.tally.report.fabric8.input.InputLifecycle#NONE}). A report without a subject uid waits for
- * its publisher to adopt it.
+ * dev.tally.report.fabric8.input.InputServices#NONE}). A report without a subject uid waits for its
+ * publisher to adopt it.
  */
 public final class PartialReportsInput implements ReportInput {
   /** {@link AggregatorConfig#DEFAULT_INPUT}: the default input's aggregates name no input. */

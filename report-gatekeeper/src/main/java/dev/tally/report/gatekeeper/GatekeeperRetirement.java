@@ -2,33 +2,29 @@ package dev.tally.report.gatekeeper;
 
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.fabric8.input.InputContext;
-import dev.tally.report.fabric8.input.InputLifecycle;
+import dev.tally.report.fabric8.input.Retirement;
 import dev.tally.report.merge.gatekeeper.GatekeeperMapping;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the Gatekeeper input's statements need around the merge: the aggregates are the state (a run
- * is read once, and the export's directory is emptied with its Pod), so the first list of the owned
- * aggregates in a term seeds the aggregator ({@link GatekeeperMapping#seeds}, report-merge's rule)
- * and the runs read after it retract against what the cluster held. Nothing is deleted or adopted.
+ * The Gatekeeper input's retirement: a run is read once, and its file is the export driver's to
+ * remove (the directory, an emptyDir, is emptied with its Pod), so the aggregates are the state:
+ * the first list of the owned aggregates in a term seeds the aggregator ({@link
+ * GatekeeperMapping#seeds}, report-merge's rule) and the runs read after it retract against what
+ * the cluster held. Nothing is deleted or adopted.
  */
-final class GatekeeperLifecycle implements InputLifecycle {
-  private static final Logger LOG = LoggerFactory.getLogger(GatekeeperLifecycle.class);
+final class GatekeeperRetirement implements Retirement {
+  private static final Logger LOG = LoggerFactory.getLogger(GatekeeperRetirement.class);
 
   private final InputContext context;
 
   /** Whether this term was seeded already. */
   private boolean seeded;
 
-  GatekeeperLifecycle(InputContext context) {
+  GatekeeperRetirement(InputContext context) {
     this.context = context;
-  }
-
-  @Override
-  public boolean aggregatesAreTheState() {
-    return true;
   }
 
   @Override
