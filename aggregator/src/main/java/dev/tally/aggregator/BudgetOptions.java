@@ -7,7 +7,8 @@ import java.util.List;
  * The flags of the API budget: the rate of requests to start at, the most it may grow to, and the
  * burst.
  *
- * <p>Split out of {@link Options}, which assembles the groups of flags, along the groups' lines.
+ * <p>One of the groups of flags that {@link Options} assembles into the command line: it declares
+ * its flags and parses them from {@link FlagValues}.
  */
 record BudgetOptions(double qps, double maxQps, int burst) {
   static final List<Flag> FLAGS =

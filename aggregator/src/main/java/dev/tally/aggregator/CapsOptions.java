@@ -9,7 +9,8 @@ import java.util.List;
  * objects the informers keep. The caps of one input alone are that input's ({@link
  * InputOption#capFlags()}).
  *
- * <p>Split out of {@link Options}, which assembles the groups of flags, along the groups' lines.
+ * <p>One of the groups of flags that {@link Options} assembles into the command line: it declares
+ * its flags and parses them from {@link FlagValues}.
  */
 record CapsOptions(InputCaps caps, int maxRefusedCopies, int maxRefusedCopiesPerNamespace) {
   /** The caps of the aggregator's state. */

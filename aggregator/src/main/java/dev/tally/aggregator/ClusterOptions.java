@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The flags of the API server connection: which kubeconfig and context.
  *
- * <p>Split out of {@link Options}, which assembles the groups of flags, along the groups' lines.
+ * <p>One of the groups of flags that {@link Options} assembles into the command line: it declares
+ * its flags and parses them from {@link FlagValues}.
  *
  * @param kubeconfig the kubeconfig given, or null for the client's own search
  * @param context the kubeconfig context, or null for its current-context

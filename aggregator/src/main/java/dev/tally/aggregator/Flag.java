@@ -6,8 +6,8 @@ import org.jspecify.annotations.Nullable;
  * A flag of the aggregator's command line, for the usage text and the parser alike: its name, the
  * placeholder of its value ({@code null} for a boolean flag, which alone means true) and its help.
  *
- * <p>Split out of {@link Options} with the groups of flags ({@link ClusterOptions}, {@link
- * InputOption}, {@link LayoutOptions}, ...): each group declares its own flags with its parsing.
+ * <p>Each group of flags ({@link ClusterOptions}, {@link InputOption}, {@link LayoutOptions}, ...)
+ * declares its own flags with its parsing, and {@link Options} assembles the groups.
  */
 record Flag(String name, @Nullable String value, String help, boolean bool) {
   private static final int HELP_COLUMN = 30;

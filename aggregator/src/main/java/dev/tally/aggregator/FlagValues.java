@@ -17,8 +17,8 @@ import org.jspecify.annotations.Nullable;
  * every group of flags shares (non-blank, boolean, a number in range, a duration): each refusal is
  * a {@link UsageException} naming the flag.
  *
- * <p>Split out of {@link Options} along the line between reading a command line (the tokens, the
- * types of values) and what each group of flags means.
+ * <p>This class reads a command line (the tokens, the types of values) for {@link Options}; what
+ * each group of flags means is that group's.
  */
 final class FlagValues {
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");

@@ -7,7 +7,8 @@ import java.util.List;
  * The flags of health and metrics: the port of {@code /healthz}, {@code /readyz} and {@code
  * /metrics}, the bounds the probes judge by, and how long a client of them may take.
  *
- * <p>Split out of {@link Options}, which assembles the groups of flags, along the groups' lines.
+ * <p>One of the groups of flags that {@link Options} assembles into the command line: it declares
+ * its flags and parses them from {@link FlagValues}.
  *
  * @param httpPort 0 for no HTTP server
  * @param maxStaleness zero for no bound

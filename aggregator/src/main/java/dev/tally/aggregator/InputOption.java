@@ -15,8 +15,8 @@ import org.jspecify.annotations.Nullable;
  * that apply only with it, and the settings it makes of them. {@link Options#INPUTS} lists the
  * inputs; this class also holds {@code --input} itself and the choice among them.
  *
- * <p>Split out of {@link Options}, which assembles the groups of flags, along the groups' lines:
- * the input flags (until then the Kyverno input's alone) are this class and its subclasses.
+ * <p>Of the groups of flags that {@link Options} assembles into the command line, the input flags
+ * are this class and its subclasses.
  *
  * @param <S> the input an input option makes of its flags, handed to the controller
  */

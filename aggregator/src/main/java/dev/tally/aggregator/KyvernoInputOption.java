@@ -11,8 +11,8 @@ import java.util.Set;
  * aggregation, and the flags that apply only with it (what becomes of a merged report, adoption,
  * the caps of reports awaiting adoption or their delete), read into a {@link KyvernoInput}.
  *
- * <p>Split out of {@link Options}, which assembles the groups of flags, along the groups' lines:
- * this is the Kyverno input's group, one of {@link Options#INPUTS}.
+ * <p>The Kyverno input's group of flags, one of {@link Options#INPUTS}; {@link Options} assembles
+ * the groups into the command line.
  */
 final class KyvernoInputOption extends InputOption<KyvernoInput> {
   static final KyvernoInputOption INPUT = new KyvernoInputOption();

@@ -12,7 +12,8 @@ import java.util.Map;
  * The flags of what the aggregator writes: the grouping (which report a result goes to, and the
  * layout), the report format, and how it writes.
  *
- * <p>Split out of {@link Options}, which assembles the groups of flags, along the groups' lines.
+ * <p>One of the groups of flags that {@link Options} assembles into the command line: it declares
+ * its flags and parses them from {@link FlagValues}.
  *
  * @param groupingName the grouping as {@code --grouping} names it
  */

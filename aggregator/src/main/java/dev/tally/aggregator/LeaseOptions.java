@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The flags of leader election: whether replicas elect one writer, the Lease and its timings.
  *
- * <p>Split out of {@link Options}, which assembles the groups of flags, along the groups' lines.
+ * <p>One of the groups of flags that {@link Options} assembles into the command line: it declares
+ * its flags and parses them from {@link FlagValues}.
  *
  * @param leaseNamespace null for the pod's or the kubeconfig context's namespace
  * @param identity null for {@code $POD_NAME} or the host name

@@ -1,6 +1,6 @@
 package dev.tally.aggregator;
 
-import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
 import dev.tally.report.micrometer.MicrometerTallyMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -8,7 +8,8 @@ import java.util.List;
  * how soon again everything is re-listed, how far ahead an evaluation may be, and how long the last
  * flush may take.
  *
- * <p>Split out of {@link Options}, which assembles the groups of flags, along the groups' lines.
+ * <p>One of the groups of flags that {@link Options} assembles into the command line: it declares
+ * its flags and parses them from {@link FlagValues}.
  *
  * @param resyncPeriod zero for never
  */

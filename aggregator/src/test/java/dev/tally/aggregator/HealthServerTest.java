@@ -2,7 +2,7 @@ package dev.tally.aggregator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tally.report.fabric8.Freshness;
+import dev.tally.report.fabric8.metrics.Freshness;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
-import dev.tally.report.fabric8.RejectionReason;
-import dev.tally.report.fabric8.TallyMetrics;
-import dev.tally.report.fabric8.WriteVerb;
+import dev.tally.report.fabric8.metrics.RejectionReason;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
+import dev.tally.report.fabric8.metrics.WriteVerb;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

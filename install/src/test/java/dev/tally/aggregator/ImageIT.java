@@ -2,8 +2,8 @@ package dev.tally.aggregator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tally.report.fabric8.PartialReportPublisher;
 import dev.tally.report.fabric8.TallyResources;
+import dev.tally.report.fabric8.producer.PartialReportPublisher;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.ChildProcess;
 import dev.tally.testenv.GoTools;

@@ -6,7 +6,7 @@ import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.Grouping;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportAggregator;
-import dev.tally.report.fabric8.PartialReportPublisher;
+import dev.tally.report.fabric8.producer.PartialReportPublisher;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;

@@ -4,10 +4,10 @@ import dev.tally.report.api.Grouping;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ReportLimits;
 import dev.tally.report.fabric8.AggregatorController;
-import dev.tally.report.fabric8.ApiBudget;
-import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.TallyResources;
-import dev.tally.report.fabric8.WriteVerb;
+import dev.tally.report.fabric8.client.ApiBudget;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
+import dev.tally.report.fabric8.metrics.WriteVerb;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The demo's first chapter: the CRDs are installed and the aggregator starts.
  *
- * <p>Split off {@link Demo} along its chapters: this is the setup before any pod exists.
+ * <p>{@link Demo} runs the chapters in order; this is the setup before any pod exists.
  */
 final class DemoSetup {
   private DemoSetup() {}

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.LongAdder;
  * the cluster, and the API requests each side made; and the reports Tally wrote, as read back from
  * the cluster (which the converging chapter compares with the aggregator's).
  *
- * <p>Split off {@link Demo} along its chapters: this is the summary it prints at the end.
+ * <p>The summary {@link Demo} prints at the end.
  */
 final class DemoSummary {
   private final PrintStream out;

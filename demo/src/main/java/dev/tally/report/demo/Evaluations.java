@@ -21,8 +21,7 @@ import org.jspecify.annotations.Nullable;
  * pass, fail, warn, error or skip), as the partial report a producer publishes. It remembers each
  * producer's last evaluation of each pod, which the steady-state chapter publishes again.
  *
- * <p>Split off {@link Demo} along its chapters: this is what every producing chapter evaluates
- * with.
+ * <p>Every producing chapter of {@link Demo} evaluates with it.
  */
 final class Evaluations {
   static final List<String> POLICIES =

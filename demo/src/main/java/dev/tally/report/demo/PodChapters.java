@@ -2,8 +2,8 @@ package dev.tally.report.demo;
 
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.WireNames;
-import dev.tally.report.fabric8.ApiBudget;
-import dev.tally.report.fabric8.PartialReportPublisher;
+import dev.tally.report.fabric8.client.ApiBudget;
+import dev.tally.report.fabric8.producer.PartialReportPublisher;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -21,8 +21,8 @@ import java.util.function.Consumer;
  * deletes, creates and re-evaluates pods. Each chapter announces its phase and waits for its
  * writes.
  *
- * <p>Split off {@link Demo} along its chapters: these are the chapters in which the cluster and the
- * partial reports change; {@link Demo} keeps the aggregator's chapters and the order of all.
+ * <p>These are the chapters in which the cluster and the partial reports change; {@link Demo} keeps
+ * the aggregator's chapters and the order of all.
  */
 final class PodChapters {
   private final DemoCluster cluster;

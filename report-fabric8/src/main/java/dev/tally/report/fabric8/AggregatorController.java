@@ -5,6 +5,8 @@ import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.Liveness;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.client.RequestFailedException;
+import dev.tally.report.fabric8.client.RetryPolicy;
 import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.InputServices;
 import dev.tally.report.fabric8.input.LivenessWatch;
@@ -12,6 +14,7 @@ import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.input.StatementSource;
 import dev.tally.report.fabric8.input.SubjectAdoption;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.metrics.Freshness;
 import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
@@ -74,14 +77,14 @@ public final class AggregatorController implements AutoCloseable {
 
   private AggregatorController(Builder b) {
     this.aggregators = Objects.requireNonNull(b.aggregators, "aggregator");
-    this.retryPolicy = b.retryPolicy;
-    this.random = new Random(b.seed);
+    this.retryPolicy = b.retries();
+    this.random = new Random(b.jitterSeed());
     this.clock = b.clock;
     this.resyncPeriod = b.resyncPeriod;
     this.syncTimeout = b.syncTimeout;
     this.freshness = new FreshnessTracker(b.nanoTicker);
-    b.metrics.freshness(this::freshness);
-    ApiCalls calls = b.calls(random);
+    b.tallyMetrics().freshness(this::freshness);
+    ApiCalls calls = b.requests(random);
     // the thread and the ledger call the scheduler back, which needs both: through this
     this.thread = new AggregatorThread(this::taskFailed, this::fatal, b.nanoTicker);
     this.stalls = new StallRule(thread, b.stallBound, b.resyncPeriod, b.nanoTicker);
@@ -90,11 +93,11 @@ public final class AggregatorController implements AutoCloseable {
     RefusedCopies copies = new RefusedCopies(b.maxRefusedCopiesPerNamespace, b.maxRefusedCopies);
     ClockRule clockRule = ClockRule.allowing(b.maxClockSkew);
     InputContext context =
-        new InputContext(b.client, calls, b.metrics, b.clock, clockRule, this::now);
+        new InputContext(b.kube(), calls, b.tallyMetrics(), b.clock, clockRule, this::now);
     this.services = input.services(context);
     this.source = input.statementSource(context).orElse(null);
     RejectionEvents rejections =
-        new RejectionEvents(b.client, calls, b.metrics, b.clock, b.emitEvents);
+        new RejectionEvents(b.kube(), calls, b.tallyMetrics(), b.clock, b.emitEvents);
     this.ledger =
         new InputLedger(
             input,
@@ -102,7 +105,7 @@ public final class AggregatorController implements AutoCloseable {
             source,
             rejections,
             copies,
-            b.metrics,
+            b.tallyMetrics(),
             this::now,
             clockRule,
             this::changed);
@@ -110,11 +113,11 @@ public final class AggregatorController implements AutoCloseable {
         new WriteScheduler(
             thread,
             ledger,
-            new ReportWriter(b.client, calls, b.metrics, b.serverSideApply, input.name()),
+            new ReportWriter(b.kube(), calls, b.tallyMetrics(), b.serverSideApply, input.name()),
             rejections,
-            b.metrics,
+            b.tallyMetrics(),
             b.nanoTicker,
-            b.retryPolicy,
+            b.retries(),
             random,
             b.flushWindow,
             () -> leading,
@@ -124,7 +127,7 @@ public final class AggregatorController implements AutoCloseable {
             freshness);
     this.feed =
         new InputFeed(
-            b.client,
+            b.kube(),
             calls,
             input,
             thread,
@@ -134,13 +137,13 @@ public final class AggregatorController implements AutoCloseable {
             copies);
     this.policies =
         input
-            .livenessWatch(b.client, liveness -> thread.submit(() -> ledger.setLiveness(liveness)))
+            .livenessWatch(b.kube(), liveness -> thread.submit(() -> ledger.setLiveness(liveness)))
             .orElse(null);
     this.elector =
         b.election == null
             ? null
             : new LeaderElector(
-                b.client,
+                b.kube(),
                 calls,
                 b.election,
                 () -> closed,

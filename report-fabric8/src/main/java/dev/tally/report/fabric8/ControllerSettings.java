@@ -1,13 +1,19 @@
 package dev.tally.report.fabric8;
 
 import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.fabric8.client.ApiClientBuilder;
+import dev.tally.report.fabric8.client.RetryPolicy;
 import dev.tally.report.fabric8.input.ReportInput;
+import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.metrics.Freshness;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
 import dev.tally.report.fabric8.partials.PartialReportsInput;
 import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Random;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -15,9 +21,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * How an {@link AggregatorController} paces, bounds and times its work: the flush window, the
  * resync periods, the clock and its rule, the stall bound, the caps on refused objects, how it
- * writes. Split out of {@link AggregatorController.Builder} along that line: the builder keeps what
- * the controller aggregates, reads and whether it elects; these settings are read by the
- * controller's parts in this package.
+ * writes, and the settings of every component it is built on ({@link ApiClientBuilder}). {@link
+ * AggregatorController.Builder} adds what the controller aggregates, reads and whether it elects;
+ * these settings are read by the controller's parts in this package.
  *
  * @param <B> the concrete builder, which every setter returns for chaining
  */
@@ -166,5 +172,27 @@ abstract class ControllerSettings<B extends ControllerSettings<B>> extends ApiCl
     this.maxRefusedCopiesPerNamespace = perNamespace;
     this.maxRefusedCopies = total;
     return self();
+  }
+
+  // what the controller reads of ApiClientBuilder's settings (protected there: a subclass's body)
+
+  final KubernetesClient kube() {
+    return client();
+  }
+
+  final TallyMetrics tallyMetrics() {
+    return metrics();
+  }
+
+  final RetryPolicy retries() {
+    return retryPolicy();
+  }
+
+  final long jitterSeed() {
+    return seed();
+  }
+
+  final ApiCalls requests(Random random) {
+    return calls(random);
   }
 }

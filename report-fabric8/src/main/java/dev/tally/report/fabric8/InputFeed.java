@@ -1,5 +1,6 @@
 package dev.tally.report.fabric8;
 
+import dev.tally.report.fabric8.client.RequestFailedException;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import io.fabric8.kubernetes.api.model.HasMetadata;

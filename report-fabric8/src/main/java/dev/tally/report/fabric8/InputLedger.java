@@ -17,6 +17,7 @@ import dev.tally.report.fabric8.input.Statement;
 import dev.tally.report.fabric8.input.StatementSource;
 import dev.tally.report.fabric8.input.SubjectAdoption;
 import dev.tally.report.fabric8.internal.LogFields;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
 import dev.tally.report.merge.publish.ClockRule;
 import dev.tally.report.merge.publish.SubjectIndex;
 import io.fabric8.kubernetes.api.model.HasMetadata;

@@ -5,6 +5,8 @@ import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.internal.LogFields;
+import dev.tally.report.fabric8.metrics.RejectionReason;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.names.KubernetesNames;
 import io.fabric8.kubernetes.api.model.EventBuilder;

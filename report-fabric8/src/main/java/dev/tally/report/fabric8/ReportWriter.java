@@ -14,6 +14,8 @@ import dev.tally.report.api.WireNames;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.fabric8.internal.PagedList;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
+import dev.tally.report.fabric8.metrics.WriteVerb;
 import dev.tally.report.fabric8.resource.AggregateResource;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.report.merge.ContentHash;

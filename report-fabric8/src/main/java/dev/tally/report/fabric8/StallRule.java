@@ -7,8 +7,8 @@ import java.util.function.LongSupplier;
 /**
  * When an {@link AggregatorController} counts as stuck ({@link AggregatorController#stalled()}):
  * its thread stopped after an {@link Error}, a task on it made no progress for longer than the
- * stall bound, or the periodic resync has not run for its period plus that bound. Split out of the
- * controller: this is the rule a liveness probe answers from, and nothing else.
+ * stall bound, or the periodic resync has not run for its period plus that bound. It is the rule a
+ * liveness probe answers from, and nothing else.
  */
 final class StallRule {
   private final AggregatorThread thread;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
+import dev.tally.report.fabric8.producer.PartialReportPublisher;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
 import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.api.model.Status;

@@ -9,6 +9,7 @@ import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Summary;
 import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.producer.PartialReportPublisher;
 import dev.tally.report.fabric8.resource.ReportCodec;
 import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.client.KubernetesClient;

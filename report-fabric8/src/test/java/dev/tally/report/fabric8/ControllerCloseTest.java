@@ -3,6 +3,8 @@ package dev.tally.report.fabric8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.ReportRef;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
+import dev.tally.report.fabric8.metrics.WriteVerb;
 import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;

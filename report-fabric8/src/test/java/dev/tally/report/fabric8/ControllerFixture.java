@@ -1,6 +1,9 @@
 package dev.tally.report.fabric8;
 
 import dev.tally.report.api.ReportAggregator;
+import dev.tally.report.fabric8.client.ApiBudget;
+import dev.tally.report.fabric8.client.RetryPolicy;
+import dev.tally.report.fabric8.producer.PartialReportPublisher;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;

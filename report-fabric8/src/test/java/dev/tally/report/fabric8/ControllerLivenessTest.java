@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.tally.report.api.Subject;
+import dev.tally.report.fabric8.metrics.Freshness;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportSpec;
 import dev.tally.report.fabric8.resource.WireCoverageKey;

@@ -1,6 +1,10 @@
 package dev.tally.report.fabric8;
 
 import dev.tally.report.api.ReportRef;
+import dev.tally.report.fabric8.metrics.Freshness;
+import dev.tally.report.fabric8.metrics.RejectionReason;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
+import dev.tally.report.fabric8.metrics.WriteVerb;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
+import dev.tally.report.fabric8.client.RequestFailedException;
+import dev.tally.report.fabric8.client.RetryPolicy;
+import dev.tally.report.fabric8.producer.PartialReportPublisher;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;

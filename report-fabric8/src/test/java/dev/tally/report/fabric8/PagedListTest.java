@@ -3,8 +3,11 @@ package dev.tally.report.fabric8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tally.report.fabric8.client.ApiBudget;
+import dev.tally.report.fabric8.client.RetryPolicy;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.internal.PagedList;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;

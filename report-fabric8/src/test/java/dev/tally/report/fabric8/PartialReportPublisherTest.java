@@ -11,6 +11,11 @@ import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.client.ApiBudget;
+import dev.tally.report.fabric8.client.Sleeper;
+import dev.tally.report.fabric8.producer.AdoptionOutcome;
+import dev.tally.report.fabric8.producer.PartialReportPublisher;
+import dev.tally.report.fabric8.producer.PublisherSaturatedException;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.WireResult;
 import dev.tally.report.merge.EvaluationOrder;
@@ -175,7 +180,7 @@ class PartialReportPublisherTest {
           release.await(30, TimeUnit.SECONDS);
         };
     var budget = new ApiBudget(1, 1, () -> 0L, gate);
-    budget.reserve(); // the bucket is empty and the ticker never moves: every request waits
+    budget.acquire(); // the bucket is empty and the ticker never moves: every request waits
     publisher = publisherBuilder().budget(budget).maxPending(1).build();
     Subject first = Subject.of("v1", "Pod", "team-a", "first", "uid-first");
     Subject busy = Subject.of("v1", "Pod", "team-a", "busy", "uid-busy");

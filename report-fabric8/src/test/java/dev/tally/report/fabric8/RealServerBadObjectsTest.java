@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.producer.PartialReportPublisher;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
 import dev.tally.testenv.Await;
 import dev.tally.testenv.RealKubernetes;

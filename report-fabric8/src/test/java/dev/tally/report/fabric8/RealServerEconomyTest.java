@@ -18,6 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.client.ApiBudget;
+import dev.tally.report.fabric8.producer.PartialReportPublisher;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
 import dev.tally.testenv.AuditLog;
 import dev.tally.testenv.Await;

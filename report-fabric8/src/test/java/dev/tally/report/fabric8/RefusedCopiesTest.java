@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.client.ApiBudget;
 import dev.tally.report.fabric8.input.InputServices;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.internal.ApiCalls;

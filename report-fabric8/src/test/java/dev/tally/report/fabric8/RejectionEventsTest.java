@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.InvalidReportException;
+import dev.tally.report.fabric8.client.ApiBudget;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;

@@ -14,6 +14,8 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Summary;
 import dev.tally.report.api.WireNames;
+import dev.tally.report.fabric8.client.ApiBudget;
+import dev.tally.report.fabric8.client.RetryPolicy;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.resource.PolicyReportResource;
 import dev.tally.report.fabric8.resource.ReportCodec;

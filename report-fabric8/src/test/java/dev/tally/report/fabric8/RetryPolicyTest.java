@@ -5,6 +5,7 @@ import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.longs;
 
+import dev.tally.report.fabric8.client.RetryPolicy;
 import dev.tally.report.merge.publish.Backoff;
 import java.time.Duration;
 import java.util.Random;

@@ -3,6 +3,8 @@ package dev.tally.report.fabric8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tally.report.fabric8.client.ApiBudget;
+import dev.tally.report.fabric8.client.RetryPolicy;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.internal.UnparsedDelete;
 import io.fabric8.kubernetes.client.KubernetesClient;

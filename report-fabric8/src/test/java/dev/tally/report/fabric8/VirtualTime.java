@@ -1,5 +1,6 @@
 package dev.tally.report.fabric8;
 
+import dev.tally.report.fabric8.client.Sleeper;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -6,6 +6,8 @@ import dev.tally.report.api.AggregateReport;
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
+import dev.tally.report.fabric8.client.RetryPolicy;
+import dev.tally.report.fabric8.producer.PartialReportPublisher;
 import dev.tally.testenv.Await;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;

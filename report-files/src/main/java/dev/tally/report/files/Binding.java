@@ -14,8 +14,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Trees of maps, lists and scalars to report-fabric8's aggregate resource classes and back, through
  * fabric8's {@link KubernetesSerialization}, so that the same class runs on fabric8 7.x (Jackson 2)
- * and 8.x (Jackson 3). Split off report-fabric8's {@code AggregateCodec} when reading left the
- * adapter: the adapter only writes and strictly decodes objects, and binds no trees.
+ * and 8.x (Jackson 3). {@link ReportReader} binds the trees it reads through {@link #bind}, and
+ * {@link ReadReport} keeps objects as their JSON; report-fabric8's {@code AggregateCodec} only
+ * writes and strictly decodes objects, and binds no trees.
  */
 final class Binding {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();

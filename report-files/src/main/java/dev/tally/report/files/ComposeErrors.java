@@ -12,9 +12,8 @@ import org.snakeyaml.engine.v2.parser.Parser;
 
 /**
  * Where, and why, composing a text failed: the path of the value being read when snakeyaml-engine
- * raises an error, and its error told as a report reader's reason. Split off {@link TextDocuments}
- * along the line between composing a text into documents and tracking the path (and the wording) of
- * the errors raised while composing it.
+ * raises an error, and its error told as a report reader's reason. {@link TextDocuments} composes
+ * the text through a {@link TrackingParser} and words the errors it catches with {@link #reason}.
  */
 final class ComposeErrors {
   private ComposeErrors() {}

@@ -23,9 +23,8 @@ import org.snakeyaml.engine.v2.tokens.Token;
 /**
  * snakeyaml-engine's tokens of a JSON text, checked against JSON's grammar (RFC 8259) on their way
  * to the parser, with a document start put before each value after the first, so that values may
- * follow one another. Errors name the path being read and say what JSON expected there. Split off
- * {@link TextDocuments} along the line between composing a text into documents and checking a JSON
- * text's grammar on its tokens.
+ * follow one another. Errors name the path being read and say what JSON expected there. {@link
+ * TextDocuments} puts this class between the scanner and the parser when a text is JSON.
  */
 final class JsonGrammar implements Scanner {
   private static final Set<Character> ESCAPES =

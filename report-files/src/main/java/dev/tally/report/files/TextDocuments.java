@@ -26,8 +26,8 @@ import org.snakeyaml.engine.v2.schema.CoreSchema;
 
 /**
  * The documents of a YAML or JSON text, each a tree of maps, lists and strings that remembers the
- * line of every field path. Split off {@link ReportReader} along the line between parsing the text
- * and reading reports out of it.
+ * line of every field path. This class only parses the text; {@link ReportReader} reads reports out
+ * of the documents.
  *
  * <p>snakeyaml-engine composes the text into nodes, JSON as YAML 1.2 (several documents, anchors
  * and aliases resolved, no size limit); this class walks the nodes, taking each node's line from

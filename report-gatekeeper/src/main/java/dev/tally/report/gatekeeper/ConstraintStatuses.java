@@ -85,7 +85,7 @@ final class ConstraintStatuses {
       } catch (KubernetesClientException e) {
         if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
           // refused, or failing for good: one kind does not keep the others from counting
-          unlisted.put(kind, dev.tally.report.fabric8.RequestFailedException.rootCause(e));
+          unlisted.put(kind, dev.tally.report.fabric8.client.RequestFailedException.rootCause(e));
           continue;
         }
         // the kind is not served (its CRD not made yet, or never: a template that does not

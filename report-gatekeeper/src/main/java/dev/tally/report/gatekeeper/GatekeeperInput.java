@@ -1,8 +1,8 @@
 package dev.tally.report.gatekeeper;
 
 import dev.tally.report.api.InvalidReportException;
-import dev.tally.report.fabric8.RequestFailedException;
 import dev.tally.report.fabric8.TallyResources;
+import dev.tally.report.fabric8.client.RequestFailedException;
 import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.InputKind;
 import dev.tally.report.fabric8.input.InputServices;

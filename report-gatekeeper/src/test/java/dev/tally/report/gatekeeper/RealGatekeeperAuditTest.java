@@ -8,7 +8,7 @@ import dev.tally.report.api.Result;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.AggregatorController;
 import dev.tally.report.fabric8.RealServer;
-import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
 import dev.tally.report.merge.gatekeeper.AuditRun;
 import dev.tally.report.merge.gatekeeper.ExportLine;
 import dev.tally.report.merge.gatekeeper.GatekeeperMapping;

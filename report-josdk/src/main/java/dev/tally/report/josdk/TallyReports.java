@@ -8,7 +8,7 @@ import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
 import dev.tally.report.fabric8.AggregatorController;
 import dev.tally.report.fabric8.LeaderElectionSettings;
-import dev.tally.report.fabric8.PartialReportPublisher;
+import dev.tally.report.fabric8.producer.PartialReportPublisher;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;

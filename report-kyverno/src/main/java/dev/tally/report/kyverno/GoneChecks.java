@@ -5,9 +5,10 @@ import dev.tally.report.api.Change;
 import dev.tally.report.api.ChangeSet;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
-import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.input.ResourceLookups;
+import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.fabric8.internal.RateLimitedLog;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -98,7 +99,7 @@ final class GoneChecks {
       if (outcome instanceof ResourceLookups.Outcome.Failed failed) {
         Recheck had = recheck.get(s);
         int failures = had == null ? 1 : had.failures() + 1;
-        Duration wait = IntermediateReports.backoff(settings.adoptionRetry(), failures);
+        Duration wait = settings.lookupBackoff(failures);
         recheck.put(s, new Recheck(failures, now.plus(wait)));
         metrics.resourceLookupFailed(TallyMetrics.Lookup.GONE_CHECK);
         warnings.warn(
@@ -106,7 +107,7 @@ final class GoneChecks {
             "is {} {} gone? could not read it: {}; its results stay, asked again in {}"
                 + " (failure {} in a row)",
             failed.resource(),
-            IntermediateReports.where(s),
+            LogFields.where(s),
             failed.cause(),
             wait,
             failures);
@@ -120,7 +121,7 @@ final class GoneChecks {
             "the report about {} {} vanished, but its kind {} is not among the adoption kinds"
                 + " {}: not looked up, its results stay",
             skipped.resource(),
-            IntermediateReports.where(s),
+            LogFields.where(s),
             skipped.resource(),
             settings.adoptionKinds().stream().sorted().toList());
       } else if (!(outcome instanceof ResourceLookups.Outcome.Found found

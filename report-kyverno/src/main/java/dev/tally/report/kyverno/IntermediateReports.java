@@ -8,7 +8,6 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
-import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.input.Requests;
 import dev.tally.report.fabric8.input.ResourceLookups;
@@ -16,6 +15,7 @@ import dev.tally.report.fabric8.input.Retirement;
 import dev.tally.report.fabric8.input.SubjectAdoption;
 import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.fabric8.internal.RateLimitedLog;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
 import dev.tally.report.merge.kyverno.KyvernoMapping;
 import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -76,9 +76,6 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
       this(object, subject, since, 0, Instant.MIN, false);
     }
   }
-
-  /** The longest wait between two lookups of one object after failures. */
-  static final Duration MAX_LOOKUP_BACKOFF = Duration.ofMinutes(5);
 
   private final KubernetesClient client;
   private final Requests calls;
@@ -295,7 +292,7 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
       if (outcome instanceof ResourceLookups.Outcome.Failed failed) {
         // not "not found": the grace does not run out on it; asked again after a backoff
         int failures = w.failures() + 1;
-        Duration wait = backoff(settings.adoptionRetry(), failures);
+        Duration wait = settings.lookupBackoff(failures);
         waiting.put(
             key,
             new Waiting(
@@ -307,7 +304,7 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
                 + " (failure {} in a row)",
             key,
             failed.resource(),
-            where(w.subject()),
+            LogFields.where(w.subject()),
             failed.cause(),
             wait,
             failures);
@@ -329,7 +326,7 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
                 + " arrives",
             key,
             InvalidReportException.printable(w.subject().kind(), 300),
-            where(w.subject()),
+            LogFields.where(w.subject()),
             skipped.resource(),
             settings.adoptionKinds().stream().sorted().toList(),
             settings.adoptionGrace());
@@ -344,7 +341,7 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
       } else if (Duration.between(w.since(), now).compareTo(settings.adoptionGrace()) > 0) {
         unwait(key);
         LogFields.about(LOG.atWarn(), w.object())
-            .addKeyValue("subject", where(w.subject()))
+            .addKeyValue("subject", LogFields.where(w.subject()))
             .log(
                 "the report's resource did not appear within {}: deleting it",
                 settings.adoptionGrace());
@@ -439,27 +436,6 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
 
   private void report() {
     metrics.inputObjectsWaiting(waitingCount());
-  }
-
-  /**
-   * The wait before the {@code failures}th lookup of one object: doubling from {@code retry},
-   * capped.
-   */
-  static Duration backoff(Duration retry, int failures) {
-    Duration wait = retry;
-    for (int i = 1; i < failures && wait.compareTo(MAX_LOOKUP_BACKOFF) < 0; i++) {
-      wait = wait.multipliedBy(2);
-    }
-    return wait.compareTo(MAX_LOOKUP_BACKOFF) > 0 ? MAX_LOOKUP_BACKOFF : wait;
-  }
-
-  /**
-   * {@code namespace/name} of {@code s} for a log line: control characters escaped, so that a
-   * tenant's claim cannot forge a line (a subject's fields are bounded in length already).
-   */
-  static String where(Subject s) {
-    return InvalidReportException.printable(
-        s.namespace().isEmpty() ? s.name() : s.namespace() + "/" + s.name(), 600);
   }
 
   /**

@@ -364,6 +364,21 @@ public final class KyvernoInput implements ReportInput {
     return d;
   }
 
+  /** The longest wait between two lookups of one object after failures. */
+  static final Duration MAX_LOOKUP_BACKOFF = Duration.ofMinutes(5);
+
+  /**
+   * The wait before the {@code failures}th lookup of one object's resource (adoption, or whether a
+   * resource is gone): doubling from {@link #adoptionRetry()}, at most {@link #MAX_LOOKUP_BACKOFF}.
+   */
+  Duration lookupBackoff(int failures) {
+    Duration wait = adoptionRetry;
+    for (int i = 1; i < failures && wait.compareTo(MAX_LOOKUP_BACKOFF) < 0; i++) {
+      wait = wait.multipliedBy(2);
+    }
+    return wait.compareTo(MAX_LOOKUP_BACKOFF) > 0 ? MAX_LOOKUP_BACKOFF : wait;
+  }
+
   /**
    * The ClusterRoles this input needs, shipped in the jar: {@code tally-kyverno-aggregator}, bound
    * cluster-wide, and {@code tally-kyverno-aggregator-lease} for leader election in the

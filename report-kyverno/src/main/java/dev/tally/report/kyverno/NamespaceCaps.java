@@ -5,8 +5,8 @@ import dev.tally.report.api.FairShare;
 
 /**
  * The caps on Kyverno's reports the aggregator holds (awaiting adoption, merged and awaiting their
- * delete), per namespace and in all: one refusal rule, naming the cap. Split out of {@link
- * IntermediateReports}. The caps in all are shared fairly between namespaces.
+ * delete), per namespace and in all: one refusal rule, naming the cap, which {@link
+ * IntermediateReports} applies to both. The caps in all are shared fairly between namespaces.
  */
 final class NamespaceCaps {
   private NamespaceCaps() {}

@@ -1,7 +1,7 @@
 package dev.tally.report.kyverno;
 
 import dev.tally.report.api.Subject;
-import dev.tally.report.fabric8.RequestFailedException;
+import dev.tally.report.fabric8.client.RequestFailedException;
 import dev.tally.report.fabric8.input.Requests;
 import dev.tally.report.fabric8.internal.UnparsedDelete;
 import dev.tally.report.merge.kyverno.KyvernoMapping;
@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The requests the aggregator makes on Kyverno's intermediate reports, and what adoption writes
  * onto one: a delete at the version read, and a merge patch of an adopted report's uid label and
- * owner reference. Split out of {@link IntermediateReports}, which decides when each is made.
+ * owner reference. {@link IntermediateReports} decides when each is made; this makes it.
  */
 final class ReportRequests {
   private static final Logger LOG = LoggerFactory.getLogger(IntermediateReports.class);

@@ -8,6 +8,7 @@ import dev.tally.report.api.Grouping;
 import dev.tally.report.api.ReportAggregator;
 import dev.tally.report.api.ResultStatus;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.client.ApiBudget;
 import dev.tally.report.fabric8.input.InputContext;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.kyverno.KyvernoInput;

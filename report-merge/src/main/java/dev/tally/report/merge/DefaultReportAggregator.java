@@ -38,9 +38,9 @@ import org.slf4j.LoggerFactory;
  * thread-safe.
  *
  * <p>This class is the apply/tombstone path: what the state holds (registers in, registers out,
- * tombstones, liveness). It is split from the flush/publication path ({@link GroupPublisher}: the
- * groups, their partitions and what was published of them) and the resync/adoption path ({@link
- * Resync}); what is held is counted and capped by {@link Holdings}.
+ * tombstones, liveness). The flush/publication path is {@link GroupPublisher} (the groups, their
+ * partitions and what was published of them), the resync/adoption path {@link Resync}; what is held
+ * is counted and capped by {@link Holdings}.
  */
 final class DefaultReportAggregator implements ReportAggregator {
   private static final Logger LOG = LoggerFactory.getLogger(DefaultReportAggregator.class);

@@ -32,9 +32,9 @@ import org.jspecify.annotations.Nullable;
  * {@link #flush} looks only at dirty groups and writes only partitions whose content hash differs
  * from what was published.
  *
- * <p>Split off the aggregator along the line between its apply/tombstone path (what the state
- * holds) and its flush/publication path (this class: what the state is written as). The
- * resync/adoption path ({@link Resync}) reads and resets what this class takes as published.
+ * <p>This class is the aggregator's flush/publication path (what the state is written as); what the
+ * state holds is {@link DefaultReportAggregator}'s apply/tombstone path. The resync/adoption path
+ * ({@link Resync}) reads and resets what this class takes as published.
  */
 final class GroupPublisher {
   private final AggregatorConfig config;

@@ -14,8 +14,8 @@ import java.util.Map;
  * counted when it is made. The process-wide caps are shared fairly between namespaces ({@link
  * FairShare}).
  *
- * <p>Split off the aggregator's apply/tombstone path along the line between changing the state and
- * counting and capping what it holds.
+ * <p>{@link DefaultReportAggregator}'s apply/tombstone path changes the state; this class only
+ * counts and caps what it holds.
  */
 final class Holdings {
   private final InputCaps caps;

@@ -23,9 +23,8 @@ import java.util.Set;
  * alone names held by objects it does not manage (another tool's, or another input's) until a later
  * resync finds them free.
  *
- * <p>Split off the aggregator along the line between its flush/publication path ({@link
- * GroupPublisher}, whose groups and published state this reads and resets) and its resync/adoption
- * path (this class).
+ * <p>This class is the aggregator's resync/adoption path: it reads and resets the groups and
+ * published state of its flush/publication path, {@link GroupPublisher}.
  */
 final class Resync {
   private final GroupPublisher publisher;

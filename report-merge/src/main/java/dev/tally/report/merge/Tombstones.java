@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
  * tombstone cap: past the cap the oldest are forgotten early, first in the namespaces remembering
  * the most.
  *
- * <p>Split off the aggregator's apply/tombstone path along the line between the registers it
- * changes and the deletions it remembers.
+ * <p>{@link DefaultReportAggregator}'s apply/tombstone path changes the registers, records each
+ * deletion here and asks this class whether a report is hidden.
  */
 final class Tombstones {
   /** The aggregator's logger: what is logged here is the aggregator's doing. */

@@ -1,10 +1,10 @@
 package dev.tally.report.micrometer;
 
 import dev.tally.report.api.ReportRef;
-import dev.tally.report.fabric8.Freshness;
-import dev.tally.report.fabric8.RejectionReason;
-import dev.tally.report.fabric8.TallyMetrics;
-import dev.tally.report.fabric8.WriteVerb;
+import dev.tally.report.fabric8.metrics.Freshness;
+import dev.tally.report.fabric8.metrics.RejectionReason;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
+import dev.tally.report.fabric8.metrics.WriteVerb;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;

@@ -4,8 +4,8 @@ import java.util.List;
 
 /**
  * The names and tags of the meters {@link MicrometerTallyMetrics} registers: what a dashboard or an
- * alert refers to, one place. Split out of {@link MicrometerTallyMetrics}, which implements it (so
- * {@code MicrometerTallyMetrics.WRITES} still names them) and keeps the meters themselves.
+ * alert refers to, one place. {@link MicrometerTallyMetrics} implements it (so {@code
+ * MicrometerTallyMetrics.WRITES} names them too) and keeps the meters themselves.
  */
 public interface TallyMeterNames {
   /** Partial reports the aggregator accepted. */

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.tally.report.api.ReportKind;
 import dev.tally.report.api.ReportRef;
-import dev.tally.report.fabric8.Freshness;
-import dev.tally.report.fabric8.RejectionReason;
-import dev.tally.report.fabric8.TallyMetrics;
-import dev.tally.report.fabric8.WriteVerb;
+import dev.tally.report.fabric8.metrics.Freshness;
+import dev.tally.report.fabric8.metrics.RejectionReason;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
+import dev.tally.report.fabric8.metrics.WriteVerb;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;

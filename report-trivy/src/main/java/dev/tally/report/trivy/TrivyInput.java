@@ -1,7 +1,7 @@
 package dev.tally.report.trivy;
 
-import dev.tally.report.fabric8.ApiServerJson;
 import dev.tally.report.fabric8.TallyResources;
+import dev.tally.report.fabric8.client.ApiServerJson;
 import dev.tally.report.fabric8.input.InputKind;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.input.Requests;
@@ -72,7 +72,8 @@ public final class TrivyInput implements ReportInput {
    *
    * @throws IllegalArgumentException if the client's serialization is not one that reads every
    *     object the API server stores ({@link ApiServerJson#readsEveryObject})
-   * @throws dev.tally.report.fabric8.RequestFailedException naming the LIST, if it failed for good
+   * @throws dev.tally.report.fabric8.client.RequestFailedException naming the LIST, if it failed
+   *     for good
    */
   @Override
   public void checkAccess(KubernetesClient client, Requests calls) {

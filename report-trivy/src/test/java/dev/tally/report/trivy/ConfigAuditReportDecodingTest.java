@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.Result;
-import dev.tally.report.fabric8.ApiServerJson;
 import dev.tally.report.fabric8.MockCluster;
+import dev.tally.report.fabric8.client.ApiServerJson;
 import dev.tally.report.fabric8.input.Statement;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ListOptions;

@@ -10,14 +10,14 @@ import dev.tally.report.audit.ShardPlanner;
 import dev.tally.report.audit.UnitBackoff;
 import dev.tally.report.audit.UnitCatalog;
 import dev.tally.report.audit.UnitRetries;
-import dev.tally.report.fabric8.ApiBudget;
-import dev.tally.report.fabric8.ApiClientBuilder;
-import dev.tally.report.fabric8.PartialReportPublisher;
-import dev.tally.report.fabric8.RequestFailedException;
-import dev.tally.report.fabric8.RetryPolicy;
-import dev.tally.report.fabric8.Sleeper;
-import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.client.ApiBudget;
+import dev.tally.report.fabric8.client.ApiClientBuilder;
+import dev.tally.report.fabric8.client.RequestFailedException;
+import dev.tally.report.fabric8.client.RetryPolicy;
+import dev.tally.report.fabric8.client.Sleeper;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
+import dev.tally.report.fabric8.producer.PartialReportPublisher;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -213,7 +213,9 @@ public final class AuditMember implements AutoCloseable {
       if (next.isEmpty()) {
         return Step.IDLE;
       }
-      return work.audit(current, next.get().unit(), next.get().attempt());
+      return work.audit(current, next.get().unit(), next.get().attempt())
+          ? Step.AUDITED
+          : Step.FAILED;
     }
   }
 

@@ -1,11 +1,11 @@
 package dev.tally.report.audit.worker;
 
 import dev.tally.report.audit.AuditBudget;
-import dev.tally.report.fabric8.ApiBudget;
-import dev.tally.report.fabric8.RetryPolicy;
-import dev.tally.report.fabric8.Sleeper;
-import dev.tally.report.fabric8.TallyMetrics;
+import dev.tally.report.fabric8.client.ApiBudget;
+import dev.tally.report.fabric8.client.RetryPolicy;
+import dev.tally.report.fabric8.client.Sleeper;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Random;
@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
  * through, paced by the member's share of the group's {@link AuditBudget} ({@code budget / live
  * members}), a fresh token bucket whenever the share changes.
  *
- * <p>Split off {@link AuditMember} along the line between what a member does in a step and how its
- * requests are paced; it logs under {@link AuditMember}'s logger, as before the split.
+ * <p>{@link AuditMember} decides what a member does in a step; this paces its requests, and logs
+ * under {@link AuditMember}'s logger, so that one logger tells a member's story.
  */
 final class MemberBudget {
   private static final Logger LOG = LoggerFactory.getLogger(AuditMember.class);

@@ -25,10 +25,9 @@ import org.slf4j.LoggerFactory;
  * unit: mark it pending, audit it, record it done, or failed with the reason (and, once it has
  * failed {@code staleAfterAttempts} times, mark its last results stale).
  *
- * <p>Split off {@link AuditMember} along the line between deciding a step (Lease membership, which
- * run, whether it is complete, which unit next) and keeping this member's record of the run and
- * doing its units. Not thread-safe: the member calls it under its lock. It logs under {@link
- * AuditMember}'s logger, as before the split.
+ * <p>It owns this member's record of the run and does its units; {@link AuditMember} decides each
+ * step (Lease membership, which run, whether it is complete, which unit next). Not thread-safe: the
+ * member calls it under its lock. It logs under {@link AuditMember}'s logger, as before the split.
  */
 final class MemberRun {
   private static final Logger LOG = LoggerFactory.getLogger(AuditMember.class);
@@ -117,15 +116,18 @@ final class MemberRun {
     return retries.next(planner, current.plan(), ledger, live, member, now);
   }
 
-  /** Audits {@code unit} of {@code current} and records the outcome. */
-  AuditMember.Step audit(RunManifest current, WorkUnit unit, int attempt) {
+  /**
+   * Audits {@code unit} of {@code current} and records the outcome: whether every evaluation of it
+   * was written (else it failed, and is retried, or marked stale).
+   */
+  boolean audit(RunManifest current, WorkUnit unit, int attempt) {
     String id = unit.id();
     mine = mine.with(id, UnitStatus.pending(member, attempt));
     statuses.write(member, mine);
     AuditTarget target = targetsByKind.get(WorkUnit.ofKind(unit.gvk(), 1).id());
     if (target == null) {
       fail(unit, attempt, "no target for kind " + unit.gvk() + " in this member's settings");
-      return AuditMember.Step.FAILED;
+      return false;
     }
     try {
       long objects = auditor.audit(unit, target, current.runId().epoch());
@@ -133,13 +135,13 @@ final class MemberRun {
       statuses.write(member, mine);
       retries = retries.succeeded(id);
       LOG.debug("{} audited {} ({} objects)", member, id, objects);
-      return AuditMember.Step.AUDITED;
+      return true;
     } catch (UnitAuditFailure f) {
       if (fail(unit, attempt, f.getMessage()).turnedStale()) {
         staleMarker.mark(
             unit, target, auditor.producer(), UnitStatus.failureReason(f.getMessage()));
       }
-      return AuditMember.Step.FAILED;
+      return false;
     }
   }
 

@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tally.report.audit.UnitState;
 import dev.tally.report.audit.UnitStatus;
-import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.MockCluster;
-import dev.tally.report.fabric8.PartialReportPublisher;
-import dev.tally.report.fabric8.RetryPolicy;
-import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.VirtualTime;
+import dev.tally.report.fabric8.client.ApiBudget;
+import dev.tally.report.fabric8.client.RetryPolicy;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
+import dev.tally.report.fabric8.producer.PartialReportPublisher;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;

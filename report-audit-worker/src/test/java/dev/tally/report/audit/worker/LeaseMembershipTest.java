@@ -2,12 +2,12 @@ package dev.tally.report.audit.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tally.report.fabric8.ApiBudget;
 import dev.tally.report.fabric8.MockCluster;
-import dev.tally.report.fabric8.RetryPolicy;
-import dev.tally.report.fabric8.TallyMetrics;
 import dev.tally.report.fabric8.VirtualTime;
+import dev.tally.report.fabric8.client.ApiBudget;
+import dev.tally.report.fabric8.client.RetryPolicy;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;

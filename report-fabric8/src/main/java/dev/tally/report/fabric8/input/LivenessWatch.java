@@ -1,6 +1,6 @@
 package dev.tally.report.fabric8.input;
 
-import dev.tally.report.fabric8.RequestFailedException;
+import dev.tally.report.fabric8.client.RequestFailedException;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;

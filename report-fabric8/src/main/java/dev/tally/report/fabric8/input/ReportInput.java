@@ -2,7 +2,7 @@ package dev.tally.report.fabric8.input;
 
 import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.Liveness;
-import dev.tally.report.fabric8.RequestFailedException;
+import dev.tally.report.fabric8.client.RequestFailedException;
 import dev.tally.report.fabric8.internal.PagedList;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
@@ -23,8 +23,8 @@ import java.util.function.Consumer;
  *
  * <p>An input also ships what a cluster admin needs to run it: the RBAC rules of the kinds it reads
  * (deploy/ and the chart, one file per input) and the metrics it feeds ({@link
- * dev.tally.report.fabric8.TallyMetrics}'s input-neutral callbacks). docs/DESIGN.md, "Inputs", says
- * how to add one.
+ * dev.tally.report.fabric8.metrics.TallyMetrics}'s input-neutral callbacks). docs/DESIGN.md,
+ * "Inputs", says how to add one.
  */
 public interface ReportInput {
   /**

@@ -18,8 +18,8 @@ public interface Requests {
    * @param what names the request in logs and in the exception of an interrupt
    * @throws KubernetesClientException the last failure, when it is not retryable or attempts ran
    *     out
-   * @throws dev.tally.report.fabric8.ApiInterruptedException if the thread is interrupted while
-   *     waiting
+   * @throws dev.tally.report.fabric8.client.ApiInterruptedException if the thread is interrupted
+   *     while waiting
    */
   <T> T call(String what, Supplier<T> request);
 

@@ -1,8 +1,8 @@
 package dev.tally.report.fabric8.input;
 
 import dev.tally.report.api.Subject;
-import dev.tally.report.fabric8.ApiInterruptedException;
-import dev.tally.report.fabric8.RequestFailedException;
+import dev.tally.report.fabric8.client.ApiInterruptedException;
+import dev.tally.report.fabric8.client.RequestFailedException;
 import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.api.model.Status;

@@ -9,7 +9,7 @@
  * and say which policies are live ({@link dev.tally.report.fabric8.input.LivenessWatch}), and use
  * the shared adoption service ({@link dev.tally.report.fabric8.input.ResourceLookups}) to learn the
  * uid of a resource its producer names without one. The controller, its ledger and {@link
- * dev.tally.report.fabric8.TallyMetrics} know nothing of any one input.
+ * dev.tally.report.fabric8.metrics.TallyMetrics} know nothing of any one input.
  *
  * <p>Implementations: Tally's own partial reports ({@code dev.tally.report.fabric8.partials}, the
  * default) and, each in a module of its own, Kyverno's intermediate reports (report-kyverno, {@code

@@ -38,6 +38,16 @@ public final class LogFields {
         meta == null || meta.getName() == null ? "" : meta.getName());
   }
 
+  /**
+   * {@code namespace/name} of {@code subject} (its name alone when cluster-scoped) for a log
+   * message: escaped and bounded, so that a tenant's claim cannot forge a line.
+   */
+  public static String where(Subject subject) {
+    return InvalidReportException.printable(
+        subject.namespace().isEmpty() ? subject.name() : subject.namespace() + "/" + subject.name(),
+        MAX);
+  }
+
   private static LoggingEventBuilder fields(
       LoggingEventBuilder record, String kind, String namespace, String name) {
     record.addKeyValue("kind", InvalidReportException.printable(kind, MAX));

@@ -1,6 +1,6 @@
 package dev.tally.report.fabric8.internal;
 
-import dev.tally.report.fabric8.ApiInterruptedException;
+import dev.tally.report.fabric8.client.ApiInterruptedException;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;

@@ -24,9 +24,8 @@ import org.jspecify.annotations.Nullable;
  * reads one array rather than one per register (each a cache miss on a large state), and an upsert
  * moves runs of it.
  *
- * <p>Split off {@link PartitionTrie} along the line between the walk and the partitions: the trie
- * decides which leaf a register's results go to and when a leaf splits or collapses; a leaf only
- * holds them, in order, with their totals.
+ * <p>{@link PartitionTrie} decides which leaf a register's results go to and when a leaf splits or
+ * collapses; a leaf only holds them, in order, with their totals.
  */
 public final class PartitionLeaf extends PartitionNode {
   private static final Member[] NO_MEMBERS = new Member[0];

@@ -28,10 +28,9 @@ import java.util.function.Consumer;
  *
  * <p>Totals are kept at every node, so add and remove cost O(depth + leaf change), not a rebuild.
  *
- * <p>Split along the line between the walk and the partitions: this class routes results down their
- * paths and splits and collapses nodes under the limits; what one partition holds, and how it keeps
- * its registers in canonical order, is {@link PartitionLeaf}'s. What the trie holds is the
- * aggregator's registers, seen as {@link Member}s.
+ * <p>This class routes results down their paths and splits and collapses nodes under the limits;
+ * what one partition holds, and how it keeps its registers in canonical order, is {@link
+ * PartitionLeaf}'s. What the trie holds is the aggregator's registers, seen as {@link Member}s.
  */
 public final class PartitionTrie {
   /**

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.producer;
 
 import dev.tally.report.api.Subject;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;

@@ -1,12 +1,12 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.metrics;
 
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * How fresh a controller's aggregates are, as of the moment it was read ({@link
- * AggregatorController#freshness()}, and {@link TallyMetrics#freshness} for gauges). All three are
- * zero on a replica that does not lead: it owes nothing.
+ * dev.tally.report.fabric8.AggregatorController#freshness()}, and {@link TallyMetrics#freshness}
+ * for gauges). All three are zero on a replica that does not lead: it owes nothing.
  *
  * @param oldestUnmergedInput how long the oldest input event (an add, change or removal of a
  *     partial report or intermediate report, as the informers delivered it) has waited without its

@@ -1,6 +1,7 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.client;
 
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.Objects;
 import java.util.Random;
@@ -8,20 +9,21 @@ import java.util.Random;
 /**
  * What every Tally component that makes requests is configured with: the client, the API budget,
  * how failed requests are retried and what hears about it. The builders of {@link
- * AggregatorController}, {@link PartialReportPublisher} and {@code audit.AuditMember} extend it, so
- * they take these settings the same way and with the same defaults. A builder outside this package
- * reads them through the protected accessors; one that cannot honour a setting (the audit member
+ * dev.tally.report.fabric8.AggregatorController}, {@link
+ * dev.tally.report.fabric8.producer.PartialReportPublisher} and report-audit-worker's {@code
+ * AuditMember} extend it, so they take these settings the same way and with the same defaults, and
+ * read them through the protected accessors; one that cannot honour a setting (the audit member
  * takes its group's budget, not a process-wide one) overrides its setter to refuse it, saying why.
  *
  * @param <B> the concrete builder, which every setter returns for chaining
  */
 public abstract class ApiClientBuilder<B extends ApiClientBuilder<B>> {
-  final KubernetesClient client;
-  ApiBudget budget = ApiBudget.of(20, 40);
-  RetryPolicy retryPolicy = RetryPolicy.defaults();
-  long seed = 1;
-  Sleeper sleeper = Sleeper.SYSTEM;
-  TallyMetrics metrics = TallyMetrics.NONE;
+  private final KubernetesClient client;
+  private ApiBudget budget = ApiBudget.of(20, 40);
+  private RetryPolicy retryPolicy = RetryPolicy.defaults();
+  private long seed = 1;
+  private Sleeper sleeper = Sleeper.SYSTEM;
+  private TallyMetrics metrics = TallyMetrics.NONE;
 
   protected ApiClientBuilder(KubernetesClient client) {
     this.client = Objects.requireNonNull(client, "client");
@@ -86,7 +88,7 @@ public abstract class ApiClientBuilder<B extends ApiClientBuilder<B>> {
   }
 
   /** Requests as these settings say, with the jitter of retries drawn from {@code random}. */
-  ApiCalls calls(Random random) {
+  protected final ApiCalls calls(Random random) {
     return new ApiCalls(budget, retryPolicy, random, sleeper, metrics);
   }
 

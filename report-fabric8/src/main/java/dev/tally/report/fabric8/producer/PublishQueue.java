@@ -1,6 +1,7 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.producer;
 
 import dev.tally.report.api.PartialReport;
+import dev.tally.report.fabric8.client.RequestFailedException;
 import dev.tally.report.merge.EvaluationOrder;
 import dev.tally.report.merge.names.KubernetesNames;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.producer;
 
 /**
  * What one adoption pass did with the partial reports whose subject had no uid yet.

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.producer;
 
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.producer;
 
 /**
  * The publisher holds as many pending writes as it may: this evaluation was not accepted. The

@@ -1,8 +1,9 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tally.report.fabric8.RecordingSleeper;
 import java.time.Duration;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.metrics;
 
 /**
  * How Tally wrote an object, as {@link TallyMetrics} hears it. {@link #metricName()} is the

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.metrics;
 
 import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.InvalidReportException;
@@ -27,7 +27,7 @@ public enum RejectionReason {
   }
 
   /** The reason of a refusal: a cap first, then a refused namespace, else invalid. */
-  static RejectionReason of(InvalidReportException e) {
+  public static RejectionReason of(InvalidReportException e) {
     if (e instanceof CapacityExceededException) {
       return CAPACITY;
     }

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.client;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.IdentityHashMap;

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.client;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.client;
 
 /** The thread was interrupted while waiting for the API budget or a retry; nothing was written. */
 public final class ApiInterruptedException extends RuntimeException {

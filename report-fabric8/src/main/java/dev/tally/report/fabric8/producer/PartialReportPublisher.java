@@ -1,8 +1,13 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.producer;
 
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Subject;
+import dev.tally.report.fabric8.client.ApiBudget;
+import dev.tally.report.fabric8.client.ApiClientBuilder;
+import dev.tally.report.fabric8.client.RequestFailedException;
+import dev.tally.report.fabric8.client.RetryPolicy;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
 import dev.tally.report.merge.names.KubernetesNames;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
@@ -41,10 +46,11 @@ public final class PartialReportPublisher implements AutoCloseable {
   private final Adoption adoption;
 
   private PartialReportPublisher(Builder b) {
-    ApiCalls calls = b.calls(new Random(b.seed));
-    SubjectResolver resolver = b.resolver == null ? SubjectResolver.of(b.client) : b.resolver;
-    var writes = new PartialReportWrites(b.client, calls, b.metrics, b.clock);
-    this.adoption = new Adoption(b.client, calls, resolver, writes, b.clock, b.adoptionGrace);
+    ApiCalls calls = b.calls();
+    KubernetesClient client = b.kube();
+    SubjectResolver resolver = b.resolver == null ? SubjectResolver.of(client) : b.resolver;
+    var writes = new PartialReportWrites(client, calls, b.tallyMetrics(), b.clock);
+    this.adoption = new Adoption(client, calls, resolver, writes, b.clock, b.adoptionGrace);
     this.queue = new PublishQueue(writes, b.maxPending);
   }
 
@@ -153,6 +159,19 @@ public final class PartialReportPublisher implements AutoCloseable {
 
     public PartialReportPublisher build() {
       return new PartialReportPublisher(this);
+    }
+
+    /** Requests as the settings say. */
+    private ApiCalls calls() {
+      return new ApiCalls(budget(), retryPolicy(), new Random(seed()), sleeper(), metrics());
+    }
+
+    private KubernetesClient kube() {
+      return client();
+    }
+
+    private TallyMetrics tallyMetrics() {
+      return metrics();
     }
   }
 }

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.metrics;
 
 import dev.tally.report.api.ReportRef;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.client;
 
 import dev.tally.report.merge.publish.Backoff;
 import java.time.Duration;

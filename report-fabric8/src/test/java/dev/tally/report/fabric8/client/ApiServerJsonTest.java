@@ -1,4 +1,4 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,10 +1,12 @@
-package dev.tally.report.fabric8;
+package dev.tally.report.fabric8.producer;
 
 import dev.tally.report.api.InvalidReportException;
 import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.WireNames;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.metrics.TallyMetrics;
+import dev.tally.report.fabric8.metrics.WriteVerb;
 import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportSpec;

@@ -1,0 +1,11 @@
+/**
+ * What every Tally component that makes requests is configured with: the client and its
+ * serialization ({@link dev.tally.report.fabric8.client.ApiServerJson}), one API budget ({@link
+ * dev.tally.report.fabric8.client.ApiBudget}), how failed requests are retried ({@link
+ * dev.tally.report.fabric8.client.RetryPolicy}), how waits wait, the builders' base ({@link
+ * dev.tally.report.fabric8.client.ApiClientBuilder}) and the exceptions of a request.
+ */
+@NullMarked
+package dev.tally.report.fabric8.client;
+
+import org.jspecify.annotations.NullMarked;
