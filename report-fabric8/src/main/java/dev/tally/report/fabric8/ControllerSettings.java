@@ -192,7 +192,8 @@ abstract class ControllerSettings<B extends ControllerSettings<B>> extends ApiCl
     return seed();
   }
 
+  /** Requests as these settings say, with the jitter of retries drawn from {@code random}. */
   final ApiCalls requests(Random random) {
-    return calls(random);
+    return new ApiCalls(budget(), retryPolicy(), random, sleeper(), metrics());
   }
 }

@@ -1,6 +1,6 @@
 package dev.tally.report.gatekeeper;
 
-import dev.tally.report.fabric8.input.Requests;
+import dev.tally.report.fabric8.client.Requests;
 import dev.tally.report.fabric8.internal.PagedList;
 import dev.tally.report.merge.gatekeeper.ConstraintAudits;
 import dev.tally.report.merge.gatekeeper.GatekeeperMapping;

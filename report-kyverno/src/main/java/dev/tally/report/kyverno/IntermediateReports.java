@@ -8,8 +8,8 @@ import dev.tally.report.api.PartialReport;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.client.Requests;
 import dev.tally.report.fabric8.input.InputContext;
-import dev.tally.report.fabric8.input.Requests;
 import dev.tally.report.fabric8.input.ResourceLookups;
 import dev.tally.report.fabric8.input.Retirement;
 import dev.tally.report.fabric8.input.SubjectAdoption;
@@ -77,13 +77,11 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
     }
   }
 
-  private final KubernetesClient client;
-  private final Requests calls;
   private final KyvernoInput settings;
   private final TallyMetrics metrics;
   private final Clock clock;
   private final ClockRule clockRule;
-  private final Supplier<Timestamp> now;
+  private final Supplier<Timestamp> seedTime;
   private final ResourceLookups lookups;
   private final RateLimitedLog warnings;
 
@@ -108,13 +106,11 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
   private boolean seeded;
 
   IntermediateReports(KyvernoInput settings, InputContext context) {
-    this.client = context.client();
-    this.calls = context.calls();
     this.settings = settings;
     this.metrics = context.metrics();
     this.clock = context.clock();
     this.clockRule = context.clockRule();
-    this.now = context.now();
+    this.seedTime = context.now();
     Requests calls = context.calls();
     KubernetesClient client = context.client();
     this.lookups = new ResourceLookups(client, calls, settings.adoptionKinds());
@@ -359,14 +355,14 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
    * report was known to exist, is no longer there, and the resource itself is gone or has another
    * uid. Only when reports are deleted after merging; otherwise nothing.
    */
-  Observation observe(List<AggregateReport> owned) {
+  Listed observe(List<AggregateReport> owned) {
     if (!deletesAfterMerge()) {
-      return new Observation(List.of(), List.of());
+      return new Listed(List.of(), List.of());
     }
     List<AggregateReport> seeds = seeded ? List.of() : owned;
     seeded = true;
     List<Subject> gone = goneChecks.check(owned);
-    return new Observation(seeds, gone);
+    return new Listed(seeds, gone);
   }
 
   /**
@@ -374,9 +370,9 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
    * ({@link KyvernoMapping#seed}): a report that makes none is logged and left out.
    */
   @Override
-  public Retirement.Observation observed(List<AggregateReport> owned) {
-    Observation seen = observe(owned);
-    Timestamp seededAt = now.get();
+  public Observation observed(List<AggregateReport> owned) {
+    Listed seen = observe(owned);
+    Timestamp seededAt = seedTime.get();
     List<PartialReport> seeds = new ArrayList<>();
     for (AggregateReport report : seen.seeds()) {
       try {
@@ -389,7 +385,7 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
     if (!seen.seeds().isEmpty()) {
       LOG.info("seeded from {} per-resource reports", seen.seeds().size());
     }
-    return new Retirement.Observation(seeds, seen.gone());
+    return new Observation(seeds, seen.gone());
   }
 
   /**
@@ -405,7 +401,7 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
    * What {@link #observe} found: the reports to seed from, and the resources found gone, each in
    * its namespace.
    */
-  record Observation(List<AggregateReport> seeds, List<Subject> gone) {}
+  record Listed(List<AggregateReport> seeds, List<Subject> gone) {}
 
   /**
    * {@code changes} were written (or refused as foreign, or parked): the reports merged before them

@@ -2,7 +2,7 @@ package dev.tally.report.kyverno;
 
 import dev.tally.report.api.Subject;
 import dev.tally.report.fabric8.client.RequestFailedException;
-import dev.tally.report.fabric8.input.Requests;
+import dev.tally.report.fabric8.client.Requests;
 import dev.tally.report.fabric8.internal.UnparsedDelete;
 import dev.tally.report.merge.kyverno.KyvernoMapping;
 import io.fabric8.kubernetes.api.model.HasMetadata;

@@ -258,7 +258,7 @@ class KyvernoLookupsTest {
     assertThat(reports.observe(owned).seeds()).isEqualTo(owned);
 
     // its report vanished; reading the pod is refused
-    IntermediateReports.Observation refused = reports.observe(List.of());
+    IntermediateReports.Listed refused = reports.observe(List.of());
     assertThat(refused.gone()).isEmpty();
     assertThat(metrics.lookupsFailed).containsEntry(TallyMetrics.Lookup.GONE_CHECK, 1);
     assertThat(requests()).extracting(RecordedRequest::getPath).contains(POD_PATH);

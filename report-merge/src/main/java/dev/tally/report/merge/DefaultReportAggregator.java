@@ -38,9 +38,9 @@ import org.slf4j.LoggerFactory;
  * thread-safe.
  *
  * <p>This class is the apply/tombstone path: what the state holds (registers in, registers out,
- * tombstones, liveness). The flush/publication path is {@link GroupPublisher} (the groups, their
- * partitions and what was published of them), the resync/adoption path {@link Resync}; what is held
- * is counted and capped by {@link Holdings}.
+ * tombstones, liveness). The flush/publication and resync/adoption paths are {@link
+ * GroupPublisher}'s (the groups, their partitions and what was published of them); what is held is
+ * counted and capped by {@link Holdings}.
  */
 final class DefaultReportAggregator implements ReportAggregator {
   private static final Logger LOG = LoggerFactory.getLogger(DefaultReportAggregator.class);
@@ -60,7 +60,7 @@ final class DefaultReportAggregator implements ReportAggregator {
   /** The groups, their partitions and what was published of them. */
   private final GroupPublisher groups;
 
-  private final Resync resync;
+  private final Ownership ownership;
 
   /** What is held, as the caps count it. */
   private final Holdings holdings;
@@ -85,7 +85,7 @@ final class DefaultReportAggregator implements ReportAggregator {
     this.groups =
         new GroupPublisher(
             config, AggregatorConfig.layoutOf(config.grouping()), configuration, budget);
-    this.resync = new Resync(groups, Ownership.of(config));
+    this.ownership = Ownership.of(config);
     this.holdings = new Holdings(config.caps());
     this.tombstones = new Tombstones(config);
   }
@@ -388,12 +388,12 @@ final class DefaultReportAggregator implements ReportAggregator {
 
   @Override
   public ChangeSet resync(Collection<AggregateReport> observed) {
-    return resync.resync(observed);
+    return groups.resync(observed, ownership);
   }
 
   @Override
   public ChangeSet resyncOnly(Collection<ReportRef> refs, Collection<AggregateReport> observed) {
-    return resync.resyncOnly(refs, observed);
+    return groups.resyncOnly(refs, observed, ownership);
   }
 
   @Override

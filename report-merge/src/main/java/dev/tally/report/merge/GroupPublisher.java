@@ -11,10 +11,12 @@ import dev.tally.report.api.ReportLayout;
 import dev.tally.report.api.ReportRef;
 import dev.tally.report.api.Subject;
 import dev.tally.report.api.Summary;
+import dev.tally.report.merge.names.Ownership;
 import dev.tally.report.merge.names.ReportNames;
 import dev.tally.report.merge.partition.PartitionBudget;
 import dev.tally.report.merge.partition.PartitionLeaf;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -32,9 +34,11 @@ import org.jspecify.annotations.Nullable;
  * {@link #flush} looks only at dirty groups and writes only partitions whose content hash differs
  * from what was published.
  *
- * <p>This class is the aggregator's flush/publication path (what the state is written as); what the
- * state holds is {@link DefaultReportAggregator}'s apply/tombstone path. The resync/adoption path
- * ({@link Resync}) reads and resets what this class takes as published.
+ * <p>This class is the aggregator's flush/publication path (what the state is written as) and its
+ * resync/adoption path ({@link #resync}, {@link #resyncOnly}: what the cluster holds is diffed
+ * against the desired partitions, which are then taken as published), since both read and reset
+ * what it takes as published; what the state holds is {@link DefaultReportAggregator}'s
+ * apply/tombstone path.
  */
 final class GroupPublisher {
   private final AggregatorConfig config;
@@ -48,14 +52,14 @@ final class GroupPublisher {
   private final PartitionBudget budget;
 
   final Map<GroupKey, Group> groups = new HashMap<>();
-  final Set<Group> dirty = new LinkedHashSet<>();
+  private final Set<Group> dirty = new LinkedHashSet<>();
 
   /**
    * Desired objects the last resync found held by an object the aggregator does not manage: no
    * flush writes or deletes them (even if their group goes and comes back), and the next resync
    * looks again. Nearly always empty.
    */
-  Set<ReportRef> foreign = new HashSet<>();
+  private Set<ReportRef> foreign = new HashSet<>();
 
   GroupPublisher(
       AggregatorConfig config,
@@ -105,7 +109,7 @@ final class GroupPublisher {
   }
 
   /** The group a register was last found in, or null; never a group no longer held. */
-  @Nullable Group lastGroup;
+  private @Nullable Group lastGroup;
 
   /** Whether each group is one subject's: user code, so a failure names the grouping. */
   private boolean scoped() {
@@ -226,7 +230,7 @@ final class GroupPublisher {
   }
 
   /** The current partition of {@code g} named {@code name}, which must exist. */
-  AggregateReport partitionNamed(Group g, String name) {
+  private AggregateReport partitionNamed(Group g, String name) {
     Envelope env = envelope(g);
     for (PartitionLeaf leaf : g.trie.leaves()) {
       if (nameOf(g, leaf).equals(name)) {
@@ -244,19 +248,19 @@ final class GroupPublisher {
       Group group, Envelope env, PartitionLeaf leaf, String name, Summary summary, String hash) {}
 
   /** The name of the partition {@code leaf} of {@code g}. */
-  static String nameOf(Group g, PartitionLeaf leaf) {
+  private static String nameOf(Group g, PartitionLeaf leaf) {
     return ReportNames.partition(g.baseName, leaf.suffix());
   }
 
   /** The partition {@code leaf} of {@code g}, named {@code name}: its summary and content hash. */
-  static Partition partition(Group g, Envelope env, PartitionLeaf leaf, String name) {
+  private static Partition partition(Group g, Envelope env, PartitionLeaf leaf, String name) {
     Summary summary = leaf.summary();
     String hash = ContentHash.combine(env.digest, leaf.resultSum(), leaf.count(), summary);
     return new Partition(g, env, leaf, name, summary, hash);
   }
 
   /** The aggregate report of a partition, its results read from the leaf now. */
-  AggregateReport report(Partition p) {
+  private AggregateReport report(Partition p) {
     Envelope env = p.env;
     return new AggregateReport(
         ref(p.group, p.name),
@@ -269,7 +273,7 @@ final class GroupPublisher {
         p.hash);
   }
 
-  static ReportRef ref(Group g, String name) {
+  private static ReportRef ref(Group g, String name) {
     return new ReportRef(g.kind, g.key.namespace(), name);
   }
 
@@ -298,5 +302,161 @@ final class GroupPublisher {
     long digest = ContentHash.envelope(g.envelopePrefix, scope, scope, configuration);
     g.envelope = new Envelope(scope, digest);
     return g.envelope;
+  }
+
+  // ------------------------------------------------------------------ the resync and adoption
+  //
+  // The writes that bring what a cluster holds to the desired partitions, after which those are
+  // taken as published. A resync adopts what the aggregator manages (Kyverno's reports in Kyverno's
+  // layout, which it rewrites only where their content differs), deletes what Ownership says is
+  // this aggregator's and not desired, and leaves alone names held by objects it does not manage
+  // (another tool's, or another input's) until a later resync finds them free.
+
+  /** {@link dev.tally.report.api.ReportAggregator#resync}. */
+  ChangeSet resync(Collection<AggregateReport> observed, Ownership ownership) {
+    InvalidReportException.requireNoNulls("observed", observed);
+    // desired partitions by name and hash; a report is built only for what must be written
+    List<ReportDiff.Desired> desired = new ArrayList<>();
+    // per group, in the order of the groups, which nothing changes until the end
+    List<List<ReportDiff.Desired>> byGroup = new ArrayList<>(groups.size());
+    long[] envelopes = new long[groups.size()];
+    boolean[] clean = new boolean[groups.size()];
+    for (Group g : groups.values()) {
+      int index = byGroup.size();
+      List<ReportDiff.Desired> mine = new ArrayList<>(Math.max(1, g.published.size()));
+      if (!g.dirty && g.publishedEnvelope != null && foreign.isEmpty()) {
+        // unchanged since it was published: its partitions are exactly the published ones (while
+        // names are held by foreign objects, a group may have more: those)
+        clean[index] = true;
+        envelopes[index] = g.publishedEnvelope;
+        for (var e : g.published.entrySet()) {
+          String name = e.getKey();
+          mine.add(
+              new ReportDiff.Desired(ref(g, name), e.getValue(), () -> partitionNamed(g, name)));
+        }
+      } else {
+        Envelope env = envelope(g);
+        envelopes[index] = env.digest();
+        for (PartitionLeaf leaf : g.trie.leaves()) {
+          Partition p = partition(g, env, leaf, nameOf(g, leaf));
+          mine.add(new ReportDiff.Desired(ref(g, p.name()), p.hash(), () -> report(p)));
+        }
+      }
+      desired.addAll(mine);
+      byGroup.add(mine);
+    }
+    ChangeSet changes = ReportDiff.diffLazily(desired, observed, ownership);
+    // names held by objects this aggregator does not manage: the diff skipped them, and no flush
+    // may write or delete them until a resync finds them free
+    Set<ReportRef> held = new HashSet<>();
+    for (AggregateReport o : observed) {
+      if (!ownership.managed(o)) {
+        held.add(o.ref());
+      }
+    }
+    Set<ReportRef> nowForeign = new HashSet<>();
+    // what is desired is now taken as published, but for those names
+    int index = 0;
+    for (Iterator<Group> it = groups.values().iterator(); it.hasNext(); index++) {
+      Group g = it.next();
+      boolean mixed = false;
+      if (!held.isEmpty()) {
+        for (ReportDiff.Desired d : byGroup.get(index)) {
+          if (held.contains(d.ref())) {
+            nowForeign.add(d.ref());
+            mixed = true;
+          }
+        }
+      }
+      if (clean[index] && !mixed) {
+        continue;
+      }
+      g.published.clear();
+      for (ReportDiff.Desired d : byGroup.get(index)) {
+        if (!nowForeign.contains(d.ref())) {
+          g.published.put(d.ref().name(), d.contentHash());
+        }
+      }
+      g.trie.forEachLeaf(PartitionLeaf::published);
+      g.publishedEnvelope = envelopes[index];
+      g.dirty = false;
+      if (g.trie.isEmpty()) {
+        it.remove();
+        lastGroup = null;
+      }
+    }
+    dirty.clear();
+    foreign = nowForeign;
+    return changes;
+  }
+
+  /** {@link dev.tally.report.api.ReportAggregator#resyncOnly}. */
+  ChangeSet resyncOnly(
+      Collection<ReportRef> refs, Collection<AggregateReport> observed, Ownership ownership) {
+    Set<ReportRef> only = new HashSet<>(InvalidReportException.requireNoNulls("refs", refs));
+    InvalidReportException.requireNoNulls("observed", observed);
+    int i = 0;
+    for (AggregateReport o : observed) {
+      if (!only.contains(o.ref())) {
+        throw new InvalidReportException(
+            "observed[" + i + "]", o.ref() + " is not one of the objects to resync");
+      }
+      i++;
+    }
+    // the desired objects among refs, with the group each belongs to
+    List<ReportDiff.Desired> desired = new ArrayList<>();
+    Map<ReportRef, Group> groupOf = new HashMap<>();
+    for (Group g : groups.values()) {
+      if (!g.dirty && g.publishedEnvelope != null && foreign.isEmpty()) {
+        for (var e : g.published.entrySet()) {
+          String name = e.getKey();
+          ReportRef ref = ref(g, name);
+          if (only.contains(ref)) {
+            desired.add(new ReportDiff.Desired(ref, e.getValue(), () -> partitionNamed(g, name)));
+            groupOf.put(ref, g);
+          }
+        }
+      } else {
+        Envelope env = envelope(g); // before the leaves: it may refit them to the scope
+        for (PartitionLeaf leaf : g.trie.leaves()) {
+          String name = nameOf(g, leaf);
+          ReportRef ref = ref(g, name);
+          if (only.contains(ref)) {
+            Partition p = partition(g, env, leaf, name);
+            desired.add(new ReportDiff.Desired(ref, p.hash(), () -> report(p)));
+            groupOf.put(ref, g);
+          }
+        }
+      }
+    }
+    ChangeSet changes = ReportDiff.diffLazily(desired, observed, ownership);
+    // those objects are now taken as published, but for those held by objects the aggregator
+    // does not manage, which no flush writes until a resync finds them free; everything else is as
+    // it was
+    Set<ReportRef> held = new HashSet<>();
+    for (AggregateReport o : observed) {
+      if (!ownership.managed(o)) {
+        held.add(o.ref());
+      }
+    }
+    foreign.removeAll(only);
+    for (ReportDiff.Desired d : desired) {
+      if (held.contains(d.ref())) {
+        foreign.add(d.ref());
+        groupOf.get(d.ref()).published.remove(d.ref().name());
+      } else {
+        groupOf.get(d.ref()).published.put(d.ref().name(), d.contentHash());
+      }
+    }
+    for (Group g : groups.values()) {
+      for (Iterator<String> it = g.published.keySet().iterator(); it.hasNext(); ) {
+        ReportRef ref = ref(g, it.next());
+        if (only.contains(ref) && !groupOf.containsKey(ref)) {
+          it.remove(); // not desired: deleted now, or absent already
+          markDirty(g);
+        }
+      }
+    }
+    return changes;
   }
 }

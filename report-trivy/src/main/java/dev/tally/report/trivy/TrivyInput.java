@@ -2,9 +2,9 @@ package dev.tally.report.trivy;
 
 import dev.tally.report.fabric8.TallyResources;
 import dev.tally.report.fabric8.client.ApiServerJson;
+import dev.tally.report.fabric8.client.Requests;
 import dev.tally.report.fabric8.input.InputKind;
 import dev.tally.report.fabric8.input.ReportInput;
-import dev.tally.report.fabric8.input.Requests;
 import dev.tally.report.fabric8.input.Statement;
 import dev.tally.report.fabric8.resource.InputResource;
 import dev.tally.report.merge.trivy.TrivyMapping;

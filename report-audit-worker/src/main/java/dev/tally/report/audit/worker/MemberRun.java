@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It owns this member's record of the run and does its units; {@link AuditMember} decides each
  * step (Lease membership, which run, whether it is complete, which unit next). Not thread-safe: the
- * member calls it under its lock. It logs under {@link AuditMember}'s logger, as before the split.
+ * member calls it under its lock. It logs under {@link AuditMember}'s logger.
  */
 final class MemberRun {
   private static final Logger LOG = LoggerFactory.getLogger(AuditMember.class);

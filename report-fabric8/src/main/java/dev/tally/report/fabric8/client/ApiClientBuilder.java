@@ -1,10 +1,8 @@
 package dev.tally.report.fabric8.client;
 
-import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.metrics.TallyMetrics;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.Objects;
-import java.util.Random;
 
 /**
  * What every Tally component that makes requests is configured with: the client, the API budget,
@@ -85,11 +83,6 @@ public abstract class ApiClientBuilder<B extends ApiClientBuilder<B>> {
   /** What hears about requests and writes; {@link TallyMetrics#NONE} unless set. */
   protected final TallyMetrics metrics() {
     return metrics;
-  }
-
-  /** Requests as these settings say, with the jitter of retries drawn from {@code random}. */
-  protected final ApiCalls calls(Random random) {
-    return new ApiCalls(budget, retryPolicy, random, sleeper, metrics);
   }
 
   /** This builder, as its concrete type. */

@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8.input;
 
 import dev.tally.report.api.Timestamp;
+import dev.tally.report.fabric8.client.Requests;
 import dev.tally.report.fabric8.metrics.TallyMetrics;
 import dev.tally.report.merge.publish.ClockRule;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -3,6 +3,7 @@ package dev.tally.report.fabric8.input;
 import dev.tally.report.api.AggregatorConfig;
 import dev.tally.report.api.Liveness;
 import dev.tally.report.fabric8.client.RequestFailedException;
+import dev.tally.report.fabric8.client.Requests;
 import dev.tally.report.fabric8.internal.PagedList;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;

@@ -3,6 +3,7 @@ package dev.tally.report.fabric8.input;
 import dev.tally.report.api.Subject;
 import dev.tally.report.fabric8.client.ApiInterruptedException;
 import dev.tally.report.fabric8.client.RequestFailedException;
+import dev.tally.report.fabric8.client.Requests;
 import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.api.model.Status;

@@ -2,9 +2,9 @@ package dev.tally.report.fabric8.internal;
 
 import dev.tally.report.fabric8.client.ApiBudget;
 import dev.tally.report.fabric8.client.ApiInterruptedException;
+import dev.tally.report.fabric8.client.Requests;
 import dev.tally.report.fabric8.client.RetryPolicy;
 import dev.tally.report.fabric8.client.Sleeper;
-import dev.tally.report.fabric8.input.Requests;
 import dev.tally.report.fabric8.metrics.TallyMetrics;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.HttpURLConnection;

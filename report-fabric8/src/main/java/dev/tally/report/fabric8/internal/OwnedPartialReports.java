@@ -1,7 +1,7 @@
 package dev.tally.report.fabric8.internal;
 
 import dev.tally.report.api.WireNames;
-import dev.tally.report.fabric8.input.Requests;
+import dev.tally.report.fabric8.client.Requests;
 import dev.tally.report.fabric8.resource.ClusterPartialReportResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;

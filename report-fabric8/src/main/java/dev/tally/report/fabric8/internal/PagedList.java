@@ -1,6 +1,6 @@
 package dev.tally.report.fabric8.internal;
 
-import dev.tally.report.fabric8.input.Requests;
+import dev.tally.report.fabric8.client.Requests;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ListOptions;

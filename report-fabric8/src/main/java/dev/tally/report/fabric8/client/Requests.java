@@ -1,15 +1,15 @@
-package dev.tally.report.fabric8.input;
+package dev.tally.report.fabric8.client;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.function.Supplier;
 
 /**
- * How an input makes its own requests to the API server: each one within the controller's API
- * budget, retried on 429 (honouring Retry-After), 5xx and connection errors as its retry policy
- * says; any other failure (404, 409, 410, 422...) is the input's to handle, thrown at once. The
- * controller hands one to {@link ReportInput#checkAccess}, {@link ReportInput#listAll} and, in its
- * {@link InputContext}, to an input's services and source, so that an input's reads and writes
- * share the budget of everything else the controller sends.
+ * Requests to the API server as every Tally component makes them: each within the API budget,
+ * retried on 429 (honouring Retry-After), 5xx and connection errors as the retry policy says; any
+ * other failure (404, 409, 410, 422...) is the caller's to handle, thrown at once. The controller
+ * hands one to an input ({@code ReportInput.checkAccess}, {@code listAll}, and in its {@code
+ * InputContext}), so that an input's reads and writes share the budget of everything else the
+ * controller sends.
  */
 public interface Requests {
   /**
