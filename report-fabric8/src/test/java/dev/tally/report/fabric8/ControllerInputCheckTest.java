@@ -53,7 +53,7 @@ class ControllerInputCheckTest {
 
     @Override
     public Statement decode(HasMetadata object) {
-      throw new UnsupportedOperationException("reads nothing");
+      throw new AssertionError("an input that reads no kind is given no object to decode");
     }
   }
 

@@ -38,12 +38,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The lifecycle of Kyverno's intermediate reports around the merge ({@link KyvernoInput}): which
- * merged reports to delete once what they said is written, adoption of admission reports about a
- * resource with no uid yet, and, when reports are deleted after merging, which resources are gone
- * (their per-resource report vanished and so did they). It moves objects and asks the cluster; what
- * a report states and what a seed is are report-merge's ({@code KyvernoMapping}). Confined to the
- * aggregator thread.
+ * The Kyverno input's two services ({@link KyvernoInput#services}): adoption of admission reports
+ * about a resource with no uid yet and, when reports are deleted after merging, their retirement:
+ * which merged reports to delete once what they said is written, the seeds of a term, and which
+ * resources are gone (their per-resource report vanished and so did they). One object, so that the
+ * reports held either way count against the input's caps together. It moves objects and asks the
+ * cluster; what a report states and what a seed is are report-merge's ({@code KyvernoMapping}).
+ * Confined to the aggregator thread.
  */
 final class IntermediateReports implements SubjectAdoption, Retirement {
   private static final Logger LOG = LoggerFactory.getLogger(IntermediateReports.class);

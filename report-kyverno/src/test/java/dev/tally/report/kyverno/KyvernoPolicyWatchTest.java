@@ -168,8 +168,8 @@ class KyvernoPolicyWatchTest {
   /** Minimal stand-ins for Kyverno's ClusterPolicy and Policy CRDs: not Kyverno's own CRDs. */
   static List<CustomResourceDefinition> standInCrds() {
     return List.of(
-        standInCrd("ClusterPolicy", "clusterpolicies", "Cluster"),
-        standInCrd("Policy", "policies", "Namespaced"));
+        standInCrd("kyverno.io", "ClusterPolicy", "clusterpolicies", "Cluster"),
+        standInCrd("kyverno.io", "Policy", "policies", "Namespaced"));
   }
 
   static void installStandInCrds(KubernetesClient client) {
@@ -178,13 +178,15 @@ class KyvernoPolicyWatchTest {
     }
   }
 
-  private static CustomResourceDefinition standInCrd(String kind, String plural, String scope) {
+  /** A CRD of {@code group}/v1 that keeps every field: a stand-in for one of Kyverno's kinds. */
+  static CustomResourceDefinition standInCrd(
+      String group, String kind, String plural, String scope) {
     return new CustomResourceDefinitionBuilder()
         .withNewMetadata()
-        .withName(plural + ".kyverno.io")
+        .withName(plural + "." + group)
         .endMetadata()
         .withNewSpec()
-        .withGroup("kyverno.io")
+        .withGroup(group)
         .withScope(scope)
         .withNewNames()
         .withKind(kind)

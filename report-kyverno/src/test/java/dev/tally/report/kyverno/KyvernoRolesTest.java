@@ -28,7 +28,6 @@ import dev.tally.testenv.RealKubernetes;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -471,32 +470,11 @@ class KyvernoRolesTest {
             "NamespacedMutatingPolicy")) {
       String plural = kind.toLowerCase(Locale.ROOT).replaceAll("y$", "ies");
       crds.add(
-          new CustomResourceDefinitionBuilder()
-              .withNewMetadata()
-              .withName(plural + ".policies.kyverno.io")
-              .endMetadata()
-              .withNewSpec()
-              .withGroup("policies.kyverno.io")
-              .withScope(kind.startsWith("Namespaced") ? "Namespaced" : "Cluster")
-              .withNewNames()
-              .withKind(kind)
-              .withPlural(plural)
-              .withSingular(kind.toLowerCase(Locale.ROOT))
-              .withListKind(kind + "List")
-              .endNames()
-              .addNewVersion()
-              .withName("v1")
-              .withServed(true)
-              .withStorage(true)
-              .withNewSchema()
-              .withNewOpenAPIV3Schema()
-              .withType("object")
-              .withXKubernetesPreserveUnknownFields(true)
-              .endOpenAPIV3Schema()
-              .endSchema()
-              .endVersion()
-              .endSpec()
-              .build());
+          KyvernoPolicyWatchTest.standInCrd(
+              "policies.kyverno.io",
+              kind,
+              plural,
+              kind.startsWith("Namespaced") ? "Namespaced" : "Cluster"));
     }
     return crds;
   }

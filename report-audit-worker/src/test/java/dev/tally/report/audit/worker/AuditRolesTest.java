@@ -137,8 +137,7 @@ class AuditRolesTest {
                 .withHolderIdentity("gone")
                 .withLeaseDurationSeconds(3)
                 .withRenewTime(
-                    ZonedDateTime.ofInstant(
-                        Instant.now().minus(Duration.ofDays(1)), ZoneOffset.UTC))
+                    ZonedDateTime.ofInstant(Instant.parse("2020-01-01T00:00:00Z"), ZoneOffset.UTC))
                 .endSpec()
                 .build())
         .create();
