@@ -3,6 +3,7 @@ package dev.tally.report.fabric8;
 import dev.tally.report.fabric8.client.RequestFailedException;
 import dev.tally.report.fabric8.input.ReportInput;
 import dev.tally.report.fabric8.internal.ApiCalls;
+import dev.tally.report.fabric8.resource.InputResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -110,10 +111,12 @@ final class InputFeed {
    * it; a removal replaces what waited before it (an upsert, or a removal followed by an upsert of
    * the object created again under the same name), since it carries the object's last state, which
    * supersedes the earlier ones; an upsert after a removal (the object created again) is kept
-   * behind it. So a namespace that rewrites, or deletes and creates again, its objects as fast as
-   * it can makes the queue hold at most two states per object, and the ledger receives what it
-   * would have received event by event, minus states that a later one under the same name
-   * superseded.
+   * behind it. A watch's deletion of an input object carries its identity alone ({@link
+   * InputResource#isIdentityOnly}); the object's last state is then the upsert waiting before it,
+   * which becomes the removal, or, when none waits, the one handed over already. So a namespace
+   * that rewrites, or deletes and creates again, its objects as fast as it can makes the queue hold
+   * at most two states per object, and the ledger receives what it would have received event by
+   * event, minus states that a later one under the same name superseded.
    */
   static InputInformers.Listener handing(
       Consumer<Runnable> submit, InputInformers.Listener target) {
@@ -139,7 +142,16 @@ final class InputFeed {
           pending.merge(
               InputLedger.key(resource),
               removed ? new Pending(resource, null) : new Pending(null, resource),
-              (had, now) -> removed ? now : new Pending(had.removal(), resource));
+              (had, now) -> {
+                if (!removed) {
+                  return new Pending(had.removal(), resource);
+                }
+                // a deletion read as the object's identity carries no state: the last state is
+                // the upsert still waiting, which the removal hands over in its place
+                return InputResource.isIdentityOnly(resource) && had.upsert() != null
+                    ? new Pending(had.upsert(), null)
+                    : now;
+              });
           schedule = !scheduled;
           scheduled = true;
         }

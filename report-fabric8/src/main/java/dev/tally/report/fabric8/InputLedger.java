@@ -18,6 +18,7 @@ import dev.tally.report.fabric8.input.StatementSource;
 import dev.tally.report.fabric8.input.SubjectAdoption;
 import dev.tally.report.fabric8.internal.LogFields;
 import dev.tally.report.fabric8.metrics.TallyMetrics;
+import dev.tally.report.fabric8.resource.InputResource;
 import dev.tally.report.merge.publish.ClockRule;
 import dev.tally.report.merge.publish.SubjectIndex;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -289,7 +290,9 @@ final class InputLedger {
   /**
    * An input object is gone. When input objects are deleted after merging, that says nothing about
    * the subject, and an object deleted before it was merged (by another hand, or collected with its
-   * resource) still says what its last state said: that is applied.
+   * resource) still says what its last state said: that is applied, when {@code resource} is that
+   * state (a re-list's deletion hands over the informer's copy); a watch's deletion, read as the
+   * object's identity alone, follows the upsert of that state, which the feed handed over first.
    */
   void removed(HasMetadata resource) {
     if (aggregator == null) {
@@ -304,8 +307,11 @@ final class InputLedger {
     left(key);
     if (!removalDeletesSubject()) {
       String version = Objects.requireNonNullElse(resource.getMetadata().getResourceVersion(), "");
-      // a stripped copy (a refused version, from the informer's cache) says nothing
-      if (!version.equals(handled) && !RefusedCopies.isCopy(resource)) {
+      // a stripped copy (a refused version, from the informer's cache) says nothing, nor does a
+      // watch's deletion read as the object's identity: the upsert of its last state came first
+      if (!version.equals(handled)
+          && !RefusedCopies.isCopy(resource)
+          && !InputResource.isIdentityOnly(resource)) {
         apply(key, resource, true);
         left(key); // it is not there to delete
       }

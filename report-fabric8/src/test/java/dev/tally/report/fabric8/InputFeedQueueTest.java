@@ -2,6 +2,7 @@ package dev.tally.report.fabric8;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.report.fabric8.resource.InputResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -88,6 +89,33 @@ class InputFeedQueueTest {
     }
     runTasks();
     assertThat(handled).containsExactly("removed churn/x@40009");
+  }
+
+  /**
+   * A watch's deletion of an input object carries its identity alone ({@link
+   * InputResource#isIdentityOnly}): the last state it stands for is the upsert waiting before it,
+   * which is handed over as the removal; with none waiting (handed over already), the identity is.
+   */
+  @Test
+  void aDeletionReadAsItsIdentityHandsOverTheUpsertWaitingBeforeItAsTheRemoval() {
+    var listener = InputFeed.handing(tasks::add, target);
+    listener.upsert(object("a", "x", 1));
+    listener.upsert(object("a", "x", 2));
+    listener.removed(identity("a", "x", 3));
+    listener.upsert(object("b", "y", 4));
+    runTasks();
+    assertThat(handled).containsExactly("removed a/x@2", "upsert b/y@4");
+
+    handled.clear();
+    listener.removed(identity("b", "y", 5)); // its upsert was handed over already
+    runTasks();
+    assertThat(handled).containsExactly("removed b/y@5");
+  }
+
+  private static HasMetadata identity(String namespace, String name, int version) {
+    HasMetadata r = object(namespace, name, version);
+    InputResource.identityOnly(r.getMetadata());
+    return r;
   }
 
   private void runTasks() {

@@ -267,7 +267,7 @@ class RefusedCopiesTest {
     return partial(namespace, name, "x".repeat(200_000));
   }
 
-  private static PartialReportResource valid(String namespace, String name) {
+  static PartialReportResource valid(String namespace, String name) {
     return partial(namespace, name, "fine");
   }
 

@@ -1,11 +1,14 @@
 package dev.tally.report.fabric8.client;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.lang.reflect.Constructor;
 import java.util.Collections;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What JSON the API server can hand a client, and a fabric8 serialization that reads all of it.
@@ -46,6 +49,11 @@ import java.util.WeakHashMap;
  * counter. fabric8 7.x and 8.x build their serializations from Jackson 2 and Jackson 3, whose types
  * differ; this class makes the one of the line on the class path, found from the type fabric8's
  * constructor takes.
+ *
+ * <p>Its watch events are read in one pass ({@link WatchEvents}): an object is bound to its class
+ * as it is read, not read into a tree and bound again, and a DELETED event of an input's kind
+ * ({@link dev.tally.report.fabric8.resource.InputResource}) yields the object's identity alone, the
+ * rest skipped unread.
  */
 public final class ApiServerJson {
   /**
@@ -140,12 +148,17 @@ public final class ApiServerJson {
           tools.jackson.core.json.JsonFactory.builderWithJackson2Defaults()
               .streamReadConstraints(limits)
               .build();
+      AtomicReference<@Nullable KubernetesSerialization> made = new AtomicReference<>();
       tools.jackson.databind.json.JsonMapper mapper =
           tools.jackson.databind.json.JsonMapper.builder(factory)
               .configureForJackson2()
               .addModule(new io.fabric8.kubernetes.model.jackson.Jackson2JdkTypesModule())
+              .addModule(
+                  new tools.jackson.databind.module.SimpleModule("tally-watch-events")
+                      .addDeserializer(WatchEvent.class, new WatchEvents.Jackson3(made::get)))
               .build();
-      return new KubernetesSerialization(mapper, true);
+      made.set(new KubernetesSerialization(mapper, true));
+      return made.get();
     }
   }
 
@@ -166,10 +179,16 @@ public final class ApiServerJson {
                   .maxNestingDepth(READ_NESTING_DEPTH)
                   .maxNameLength(MAX_REQUEST_BYTES)
                   .build());
+      AtomicReference<@Nullable KubernetesSerialization> made = new AtomicReference<>();
+      mapper.registerModule(
+          new com.fasterxml.jackson.databind.module.SimpleModule("tally-watch-events")
+              .addDeserializer(WatchEvent.class, new WatchEvents.Jackson2(made::get)));
       try {
-        return KubernetesSerialization.class
-            .getConstructor(com.fasterxml.jackson.databind.ObjectMapper.class, boolean.class)
-            .newInstance(mapper, true);
+        made.set(
+            KubernetesSerialization.class
+                .getConstructor(com.fasterxml.jackson.databind.ObjectMapper.class, boolean.class)
+                .newInstance(mapper, true));
+        return made.get();
       } catch (ReflectiveOperationException e) {
         throw new IllegalStateException(
             "fabric8's KubernetesSerialization(ObjectMapper, boolean) cannot be called", e);

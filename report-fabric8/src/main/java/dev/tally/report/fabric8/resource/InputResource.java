@@ -1,6 +1,7 @@
 package dev.tally.report.fabric8.resource;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -46,6 +47,29 @@ public abstract class InputResource<S> extends CustomResource<S, Void> {
    */
   public static void register(KubernetesClient client, Class<? extends InputResource<?>> type) {
     client.getKubernetesSerialization().registerKubernetesResource(type);
+  }
+
+  /**
+   * Marks, in an object's metadata, that it holds its identity alone: the API server drops unknown
+   * metadata fields, so no object read from the cluster carries it.
+   */
+  private static final String IDENTITY_ONLY = "tally.dev/identity-only";
+
+  /**
+   * {@code meta}, marked as the metadata of an object that holds its identity alone (apiVersion,
+   * kind, namespace, name, uid, resourceVersion, generation): what a watch's DELETED event of an
+   * input's kind is read as ({@code ApiServerJson}). Its last state is the one its last ADDED or
+   * MODIFIED event carried, which the watch delivered before.
+   */
+  public static ObjectMeta identityOnly(ObjectMeta meta) {
+    meta.setAdditionalProperty(IDENTITY_ONLY, Boolean.TRUE);
+    return meta;
+  }
+
+  /** Whether {@code resource} holds its identity alone ({@link #identityOnly}). */
+  public static boolean isIdentityOnly(HasMetadata resource) {
+    var meta = resource.getMetadata();
+    return meta != null && meta.getAdditionalProperties().containsKey(IDENTITY_ONLY);
   }
 
   /** The metadata as read: the server's, without {@code managedFields}. */
