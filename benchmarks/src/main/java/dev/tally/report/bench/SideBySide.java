@@ -21,12 +21,13 @@ import java.util.function.Consumer;
  *
  * <p>Run: {@code java -Xms6g -Xmx6g -XX:+AlwaysPreTouch -cp benchmarks/target/benchmarks.jar
  * dev.tally.report.bench.SideBySide [--inputs fresh|reused|shared] [--jit-warmup 20] [--warmup 2]
- * [--reps 5] [results]} (default 100000, fresh inputs). First {@code --jit-warmup} repetitions of
- * each on 10k results (so the compiler has seen the code before the first timed run at any size),
- * then {@code --warmup} unmeasured and {@code --reps} measured repetitions at the size, Tally and
- * the baseline alternating (which goes first alternates too). With {@code fresh} inputs every
- * repetition gets its own never-hashed copy of the workload ({@link FreshCopy}), made before its
- * clock starts.
+ * [--reps 5] [--impl both|tally|baseline] [results]} (default 100000, fresh inputs, both). With
+ * {@code --impl tally} or {@code baseline} the JVM runs that one alone, so that neither shares the
+ * other's JIT profiles. First {@code --jit-warmup} repetitions of each on 10k results (so the
+ * compiler has seen the code before the first timed run at any size), then {@code --warmup}
+ * unmeasured and {@code --reps} measured repetitions at the size, Tally and the baseline
+ * alternating (which goes first alternates too). With {@code fresh} inputs every repetition gets
+ * its own never-hashed copy of the workload ({@link FreshCopy}), made before its clock starts.
  *
  * <p>Prints one line per measured repetition, {@code sample impl=tally results=100000 rep=1
  * cpu_ns=… wall_ns=…}, and one per implementation, {@code side-by-side impl=tally results=100000
@@ -74,9 +75,11 @@ public final class SideBySide {
   record Measured(List<Sample> samples, Summary summary) {}
 
   /** The parsed command line. */
-  record Options(Inputs inputs, int jitWarmup, int warmup, int reps, int results) {
+  record Options(
+      Inputs inputs, int jitWarmup, int warmup, int reps, int results, List<Impl> impls) {
     static Options parse(String... args) {
       Inputs inputs = Inputs.FRESH;
+      List<Impl> impls = List.of(Impl.values());
       int jitWarmup = 20;
       int warmup = 2;
       int reps = 5;
@@ -87,13 +90,26 @@ public final class SideBySide {
           case "--jit-warmup" -> jitWarmup = Integer.parseInt(value(args, ++i));
           case "--warmup" -> warmup = Integer.parseInt(value(args, ++i));
           case "--reps" -> reps = Integer.parseInt(value(args, ++i));
+          case "--impl" -> impls = impls(value(args, ++i));
           default -> results = Integer.parseInt(args[i]);
         }
       }
       if (jitWarmup < 0 || warmup < 0 || reps < 1) {
         throw new IllegalArgumentException("warm-ups must be at least 0 and reps at least 1");
       }
-      return new Options(inputs, jitWarmup, warmup, reps, results);
+      return new Options(inputs, jitWarmup, warmup, reps, results, impls);
+    }
+
+    /** {@code tally}, {@code baseline} or {@code both}. */
+    private static List<Impl> impls(String name) {
+      return switch (name) {
+        case "both" -> List.of(Impl.values());
+        case "tally" -> List.of(Impl.TALLY);
+        case "baseline" -> List.of(Impl.BASELINE);
+        default ->
+            throw new IllegalArgumentException(
+                "--impl takes tally, baseline or both, was '" + name + "'");
+      };
     }
 
     private static String value(String[] args, int i) {
@@ -119,7 +135,7 @@ public final class SideBySide {
     if (options.jitWarmup() > 0) {
       List<PartialReport> small = inputs.generate(10_000).partials();
       for (int i = 0; i < options.jitWarmup(); i++) {
-        for (Impl impl : Impl.values()) {
+        for (Impl impl : options.impls()) {
           impl.aggregate(inputs.next(small));
         }
       }
@@ -127,10 +143,10 @@ public final class SideBySide {
     List<PartialReport> generated = inputs.generate(options.results()).partials();
     Map<Impl, List<Sample>> samples = new EnumMap<>(Impl.class);
     Map<Impl, Summary> summaries = new EnumMap<>(Impl.class);
-    for (Impl impl : Impl.values()) {
+    for (Impl impl : options.impls()) {
       samples.put(impl, new ArrayList<>());
     }
-    Impl[] order = Impl.values();
+    Impl[] order = options.impls().toArray(new Impl[0]);
     for (int rep = 0; rep < options.warmup() + options.reps(); rep++) {
       for (int k = 0; k < order.length; k++) {
         Impl impl = order[(k + rep) % order.length];
@@ -160,7 +176,7 @@ public final class SideBySide {
       }
     }
     Map<Impl, Measured> measured = new EnumMap<>(Impl.class);
-    for (Impl impl : Impl.values()) {
+    for (Impl impl : options.impls()) {
       measured.put(impl, new Measured(List.copyOf(samples.get(impl)), summaries.get(impl)));
     }
     return measured;

@@ -56,5 +56,21 @@ class SideBySideTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> SideBySide.Options.parse("--reps"))
         .isInstanceOf(IllegalArgumentException.class);
+    assertThat(defaults.impls()).containsExactly(SideBySide.Impl.TALLY, SideBySide.Impl.BASELINE);
+    assertThatThrownBy(() -> SideBySide.Options.parse("--impl", "go"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--impl");
+  }
+
+  /** With one implementation, the JVM measures that one alone. */
+  @Test
+  void oneImplementationRunsAlone() {
+    var options =
+        SideBySide.Options.parse(
+            "--impl", "baseline", "--jit-warmup", "1", "--warmup", "0", "--reps", "2", "10000");
+    List<String> lines = new ArrayList<>();
+    var measured = SideBySide.run(options, lines::add);
+    assertThat(measured).containsOnlyKeys(SideBySide.Impl.BASELINE);
+    assertThat(lines).hasSize(2).allMatch(l -> l.startsWith("sample impl=baseline "));
   }
 }
