@@ -7,6 +7,8 @@ import dev.tally.testenv.RealKyverno;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,6 +30,7 @@ public final class Aggregation implements AutoCloseable {
   private final RealKyverno kyverno;
   private final Duration scanInterval;
   private final Path work;
+  private final List<String> reportsControllerArgs;
   private Mode mode;
   private @Nullable ChildProcess admission;
   private @Nullable ChildProcess reports;
@@ -35,11 +38,13 @@ public final class Aggregation implements AutoCloseable {
   private int starts;
   private boolean scans = true;
 
-  private Aggregation(KubeTestEnv env, Mode mode, Duration scanInterval) {
+  private Aggregation(
+      KubeTestEnv env, Mode mode, Duration scanInterval, List<String> reportsControllerArgs) {
     this.env = env;
     this.kyverno = RealKyverno.install(env);
     this.mode = mode;
     this.scanInterval = scanInterval;
+    this.reportsControllerArgs = List.copyOf(reportsControllerArgs);
     this.work = Path.of(System.getProperty("user.dir"), "target", "kyverno");
   }
 
@@ -48,7 +53,16 @@ public final class Aggregation implements AutoCloseable {
    * controller's webhook server answers and its webhooks are registered, Tally's {@code /readyz}.
    */
   public static Aggregation start(KubeTestEnv env, Mode mode, Duration scanInterval) {
-    Aggregation a = new Aggregation(env, mode, scanInterval);
+    return start(env, mode, scanInterval, List.of());
+  }
+
+  /**
+   * As {@link #start(KubeTestEnv, Mode, Duration)}, with {@code reportsControllerArgs} added to the
+   * reports controller's arguments at each of its starts (e.g. {@code --profile}).
+   */
+  public static Aggregation start(
+      KubeTestEnv env, Mode mode, Duration scanInterval, List<String> reportsControllerArgs) {
+    Aggregation a = new Aggregation(env, mode, scanInterval, reportsControllerArgs);
     a.startAdmission();
     a.startAggregation();
     return a;
@@ -142,9 +156,15 @@ public final class Aggregation implements AutoCloseable {
     if (reports != null) {
       reports.stop();
     }
-    reports =
-        kyverno.startReportsController(
-            mode == Mode.KYVERNO, scanInterval, "--backgroundScan=" + scans);
+    reports = startReportsController();
+  }
+
+  private ChildProcess startReportsController() {
+    List<String> args = new ArrayList<>();
+    args.add("--backgroundScan=" + scans);
+    args.addAll(reportsControllerArgs);
+    return kyverno.startReportsController(
+        mode == Mode.KYVERNO, scanInterval, args.toArray(String[]::new));
   }
 
   private void startAdmission() {
@@ -163,9 +183,7 @@ public final class Aggregation implements AutoCloseable {
 
   private void startAggregation() {
     starts++;
-    reports =
-        kyverno.startReportsController(
-            mode == Mode.KYVERNO, scanInterval, "--backgroundScan=" + scans);
+    reports = startReportsController();
     if (mode == Mode.TALLY) {
       tally = TallyBeside.start(env, work, "tally-" + starts);
       TallyBeside started = tally;
@@ -201,6 +219,15 @@ public final class Aggregation implements AutoCloseable {
   @Override
   public void close() {
     stopAggregation();
+    stopAdmission();
+  }
+
+  /**
+   * Stops the admission controller and removes the webhook configurations it registered, as {@link
+   * #close} does, leaving the reports controller (and Tally) running: what is created from then on
+   * passes no Kyverno webhook.
+   */
+  public void stopAdmission() {
     if (admission != null) {
       admission.stop();
       admission = null;

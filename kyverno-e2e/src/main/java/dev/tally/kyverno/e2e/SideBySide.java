@@ -36,12 +36,12 @@ import java.util.function.BooleanSupplier;
  * writes it with the raw request counts under {@code out-dir}.
  */
 public final class SideBySide {
-  private static final String SA = "system:serviceaccount:kyverno:";
-  private static final String REPORTS_CONTROLLER = SA + "kyverno-reports-controller";
-  private static final String TALLY = SA + "tally-kyverno-aggregator";
+  static final String SA = "system:serviceaccount:kyverno:";
+  static final String REPORTS_CONTROLLER = SA + "kyverno-reports-controller";
+  static final String TALLY = SA + "tally-kyverno-aggregator";
 
   /** The resources the aggregation reads and writes: the intermediate reports and the reports. */
-  private static final Set<String> REPORT_RESOURCES =
+  static final Set<String> REPORT_RESOURCES =
       Set.of(
           "ephemeralreports", "clusterephemeralreports", "policyreports", "clusterpolicyreports");
 
@@ -344,7 +344,7 @@ public final class SideBySide {
   }
 
   /** The report writes (create, update, patch of PolicyReports) by {@code user} among events. */
-  private static long reportWrites(List<AuditLog.Event> events, String user) {
+  static long reportWrites(List<AuditLog.Event> events, String user) {
     return events.stream()
         .filter(e -> e.user().equals(user))
         .filter(e -> e.resource().equals("policyreports"))
@@ -494,12 +494,12 @@ public final class SideBySide {
     return Long.toString(bytes / (1024 * 1024));
   }
 
-  private static String name(int i) {
+  static String name(int i) {
     return String.format(Locale.ROOT, "load-%05d", i);
   }
 
   /** Pod i: every other one lacks the label check-team wants; every third asks for check-owner. */
-  private static Pod pod(int i) {
+  static Pod pod(int i) {
     Map<String, String> labels = new LinkedHashMap<>();
     if (i % 2 == 0) {
       labels.put("team", "shop");
@@ -518,7 +518,7 @@ public final class SideBySide {
    * Polls {@code condition} once a second until it holds or {@code timeout} passed: whether it
    * held.
    */
-  private static boolean within(Duration timeout, BooleanSupplier condition) {
+  static boolean within(Duration timeout, BooleanSupplier condition) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
@@ -541,7 +541,7 @@ public final class SideBySide {
     }
   }
 
-  private static void log(String line) {
+  static void log(String line) {
     System.err.println(Instant.now() + " " + line);
   }
 }
