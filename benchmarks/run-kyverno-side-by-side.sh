@@ -67,7 +67,7 @@ cp="kyverno-e2e/target/classes:$(cat kyverno-e2e/target/classpath.txt)"
 for run in $RUNS; do
   if [[ $run == produced:* ]]; then
     IFS=: read -r _ pods interval changed <<< "$run"
-    java -Xmx2g -Dtally.deploy.dir=deploy -Dtally.aggregator.jar=aggregator/target/tally-aggregator.jar \
+    java -Xmx6g -Dtally.deploy.dir=deploy -Dtally.aggregator.jar=aggregator/target/tally-aggregator.jar \
       "-Dtally.aggregator.jvm-options=${TALLY_JVM_OPTIONS:-}" \
       -cp "$cp" dev.tally.kyverno.e2e.Produced "$pods" "$interval" "$changed" "$RATE" "$OUT" \
       2> >(tee "$OUT/side-by-side-produced-$pods.log" >&2)
