@@ -17,9 +17,10 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How {@link ApiServerJson#serialization()} reads a watch event: in one pass over its text, binding
- * the object straight to the class registered for its kind, and reading of a DELETED event of an
- * input's kind ({@link InputResource}) nothing but the object's identity.
+ * How {@link ApiServerJson#serialization()} reads a watch event of an input's kind ({@link
+ * InputResource}): in one pass over its text, binding the object straight to the input's class, and
+ * reading of a DELETED event nothing but the object's identity. Events of other kinds are read as
+ * fabric8 reads them.
  *
  * <p>fabric8 reads a watch event's object into a tree of nodes first, to find its kind, then binds
  * the tree to the class: every ADDED and MODIFIED event is decoded twice, and a DELETED event,
@@ -29,7 +30,9 @@ import org.jspecify.annotations.Nullable;
  * fields (a custom resource is a map, which Go's encoder writes in key order; a built-in type is a
  * struct whose type meta comes first). So the class is known before anything else of the object is
  * read, and the rest is bound to it from the parser, once. An event written in another order (a
- * client's or a test's) is read as fabric8 reads it.
+ * client's or a test's) is read as fabric8 reads it, and so is an object of any other class:
+ * fabric8 binds some classes (Tally's aggregates among them) through a deserializer of its own that
+ * reads the apiVersion and kind itself.
  *
  * <p>A DELETED event of an input's kind yields an object of that kind that holds its identity alone
  * ({@link InputResource#identityOnly}: apiVersion, kind, namespace, name, uid, resourceVersion and
@@ -139,6 +142,7 @@ final class WatchEvents {
       if (tokens.next() != Token.SCALAR) {
         // not what the API server writes: read the rest as fabric8 does, that field skipped
         tokens.skip();
+        tokens.next();
         return tokens.readRest(apiVersion, kind);
       }
       if (isVersion) {
@@ -150,13 +154,12 @@ final class WatchEvents {
     }
     Class<? extends KubernetesResource> type0 =
         apiVersion == null || kind == null ? null : registered.apply(apiVersion, kind);
-    if (type0 == null || at != Token.FIELD) {
+    // an input's class is a bean bound field by field; fabric8's other classes may be bound
+    // through its own deserializer, which needs the apiVersion and kind read already
+    if (type0 == null || at != Token.FIELD || !InputResource.class.isAssignableFrom(type0)) {
       return tokens.readRest(apiVersion, kind);
     }
-    if (type.equals(DELETED) && InputResource.class.isAssignableFrom(type0)) {
-      return identity(tokens, type0);
-    }
-    return tokens.bindRest(type0);
+    return type.equals(DELETED) ? identity(tokens, type0) : tokens.bindRest(type0);
   }
 
   /**

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.tally.report.fabric8.resource.InputResource;
 import dev.tally.report.fabric8.resource.PartialReportResource;
+import dev.tally.report.fabric8.resource.PolicyReportResource;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.WatchEvent;
@@ -108,6 +109,27 @@ class WatchEventsTest {
         (ConfigMap) reading.unmarshal(event("DELETED", configMap), WatchEvent.class).getObject();
     assertThat(map.getData()).containsEntry("k", "v");
     assertThat(InputResource.isIdentityOnly(map)).isFalse();
+
+    // an aggregate, which fabric8 binds through its own deserializer, and whose deletion a user's
+    // informer reads whole
+    String policyReport =
+        "\"apiVersion\":\"wgpolicyk8s.io/v1alpha2\",\"kind\":\"PolicyReport\","
+            + "\"metadata\":{\"name\":\"r\",\"namespace\":\"shop\",\"resourceVersion\":\"6\"},"
+            + "\"results\":[{\"policy\":\"p\",\"result\":\"fail\"}]";
+    for (String type : List.of("MODIFIED", "DELETED")) {
+      var aggregate =
+          (PolicyReportResource)
+              reading.unmarshal(event(type, policyReport), WatchEvent.class).getObject();
+      assertThat(aggregate.getMetadata().getName()).isEqualTo("r");
+      assertThat(aggregate.getResults()).hasSize(1);
+    }
+
+    // an apiVersion that is not a string: the rest read as fabric8 does, the event's own fields
+    // kept apart from the object's
+    String odd =
+        "{\"type\":\"MODIFIED\",\"object\":{\"apiVersion\":[1],\"kind\":\"ConfigMap\","
+            + "\"type\":\"inner\",\"metadata\":{\"name\":\"c\"}},\"x\":1}";
+    assertThat(reading.unmarshal(odd, WatchEvent.class).getType()).isEqualTo("MODIFIED");
 
     // the object before the type, and apiVersion after the metadata: fabric8's reading
     String objectFirst = "{\"object\":{" + PARTIAL + UNBINDABLE + "},\"type\":\"DELETED\"}";
