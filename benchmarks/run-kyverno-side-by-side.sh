@@ -25,6 +25,7 @@
 #       # produced:pods:scan-seconds:changed%,changed%,...: 5,000 Pods, then 3 scans 300 s apart with
 #       # 0 %, 1 % and 10 % of the verdicts changed
 #   RATE=400 RUNS="produced:50000:600:0,10" benchmarks/run-kyverno-side-by-side.sh  # 400 objects/s
+#   SIDES=tally RATE=400 RUNS="produced:50000:300:0,10" …  # one side alone (produced runs only)
 #   TALLY_JVM_OPTIONS="-XX:StartFlightRecording=filename=benchmarks/target/tally.jfr,settings=profile" \
 #     RUNS="500:30:3" benchmarks/run-kyverno-side-by-side.sh  # the aggregator's JVM profiled with JFR
 #
@@ -68,7 +69,7 @@ for run in $RUNS; do
   if [[ $run == produced:* ]]; then
     IFS=: read -r _ pods interval changed <<< "$run"
     java -Xmx6g -Dtally.deploy.dir=deploy -Dtally.aggregator.jar=aggregator/target/tally-aggregator.jar \
-      "-Dtally.aggregator.jvm-options=${TALLY_JVM_OPTIONS:-}" \
+      "-Dtally.aggregator.jvm-options=${TALLY_JVM_OPTIONS:-}" "-Dtally.sides=${SIDES:-kyverno,tally}" \
       -cp "$cp" dev.tally.kyverno.e2e.Produced "$pods" "$interval" "$changed" "$RATE" "$OUT" \
       2> >(tee "$OUT/side-by-side-produced-$pods.log" >&2)
     continue
