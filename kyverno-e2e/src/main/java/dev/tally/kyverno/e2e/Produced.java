@@ -179,7 +179,7 @@ public final class Produced {
         KubernetesClient producerClient = env.adminClient()) {
       Policies.labelledNamespace(admin, ns);
       try (Aggregation run = Aggregation.start(env, mode, interval, profiling);
-          IntermediateReports ephemeral = new IntermediateReports(admin, ns);
+          ScanWatch ephemeral = new ScanWatch(admin, ns);
           Reports.Watch reportsWatch = new Reports.Watch(admin, ns)) {
         Policies.applyAll(admin, ns);
         ReportProducer producer =
@@ -228,7 +228,7 @@ public final class Produced {
       KubernetesClient admin,
       KubernetesClient producerClient,
       String ns,
-      IntermediateReports ephemeral,
+      ScanWatch ephemeral,
       Mode mode,
       double rate,
       Path out,
@@ -320,7 +320,7 @@ public final class Produced {
 
   /** Deletes the template Pods and waits (bounded) until no report about them is left. */
   private static void removeTemplatePods(
-      KubernetesClient admin, String ns, IntermediateReports ephemeral, Reports.Watch reports) {
+      KubernetesClient admin, String ns, ScanWatch ephemeral, Reports.Watch reports) {
     for (int c = 0; c < 4; c++) {
       admin.pods().inNamespace(ns).withName("template-" + c).delete();
     }
@@ -352,7 +352,7 @@ public final class Produced {
       String ns,
       AuditLog audit,
       ReportProducer producer,
-      IntermediateReports ephemeral,
+      ScanWatch ephemeral,
       Reports.Watch reportsWatch,
       int pods,
       Duration interval,
@@ -405,7 +405,7 @@ public final class Produced {
               + " intermediate reports"
               + (k == 0 ? " and Pods" : ", " + p.changed() + " verdicts changed")
               + " created in "
-              + f1(p.seconds())
+              + SideBySide.f1(p.seconds())
               + " s"
               + (p.failures() > 0
                   ? "; " + p.failures() + " failed, first: " + p.firstFailure()
@@ -431,7 +431,7 @@ public final class Produced {
               + (drainedAt < 0
                   ? ""
                   : "; drained "
-                      + f1((drainedAt - p.lastCreatedNanos()) / 1e9)
+                      + SideBySide.f1((drainedAt - p.lastCreatedNanos()) / 1e9)
                       + " s after the last was created"));
       if (drainedAt < 0 && k == scans) {
         // the last interval: its drain measured beyond it, bounded
@@ -474,15 +474,15 @@ public final class Produced {
             + ": reports controller profiled "
             + profiles.size()
             + " × 30 s: "
-            + f2(samples.total())
+            + SideBySide.f2(samples.total())
             + " s sampled ("
-            + f2(reportsCpu)
+            + SideBySide.f2(reportsCpu)
             + " s by /proc from the burst on), "
-            + f2(samples.in()[0])
+            + SideBySide.f2(samples.in()[0])
             + " s under "
             + AGGREGATE
             + ", "
-            + f2(samples.in()[1])
+            + SideBySide.f2(samples.in()[1])
             + " s under "
             + BACKGROUND);
     return new Side(
@@ -637,8 +637,8 @@ public final class Produced {
     row(
         out,
         "seconds to create them (burst, each scan)",
-        list(k, p -> f1(p.createSeconds())),
-        list(t, p -> f1(p.createSeconds())),
+        list(k, p -> SideBySide.f1(p.createSeconds())),
+        list(t, p -> SideBySide.f1(p.createSeconds())),
         "");
     row(
         out,
@@ -689,38 +689,44 @@ public final class Produced {
         "aggregator CPU, s: from the burst on; from process start",
         k.failure() != null
             ? "–"
-            : f2(k.low())
+            : SideBySide.f2(k.low())
                 + " LOW ("
-                + f2(k.reportsControllerCpu())
+                + SideBySide.f2(k.reportsControllerCpu())
                 + "); "
-                + f2(k.high())
+                + SideBySide.f2(k.high())
                 + " HIGH",
-        t.failure() != null ? "–" : f2(t.aggregatorCpu()) + "; " + f2(t.aggregatorCpuFromStart()),
+        t.failure() != null
+            ? "–"
+            : SideBySide.f2(t.aggregatorCpu()) + "; " + SideBySide.f2(t.aggregatorCpuFromStart()),
         "");
     row(
         out,
         "peak RSS (MB)",
-        k.failure() != null ? "–" : mb(k.aggregatorPeakRss()) + " (reports controller)",
-        t.failure() != null ? "–" : mb(t.aggregatorPeakRss()),
+        k.failure() != null ? "–" : SideBySide.mb(k.aggregatorPeakRss()) + " (reports controller)",
+        t.failure() != null ? "–" : SideBySide.mb(t.aggregatorPeakRss()),
         "≤ ½ Kyverno's reports controller");
     row(
         out,
         "s from the last intermediate report created to none left (burst: and every Pod's"
             + " PolicyReport written; burst, each scan)",
-        list(k, p -> p.drainSeconds() < 0 ? "not drained" : f1(p.drainSeconds())),
-        list(t, p -> p.drainSeconds() < 0 ? "not drained" : f1(p.drainSeconds())),
+        list(k, p -> p.drainSeconds() < 0 ? "not drained" : SideBySide.f1(p.drainSeconds())),
+        list(t, p -> p.drainSeconds() < 0 ? "not drained" : SideBySide.f1(p.drainSeconds())),
         "≤ Kyverno's");
     row(
         out,
         "API server CPU, same phase (s)",
-        k.failure() != null ? "–" : f1(k.apiServerCpu()),
-        t.failure() != null ? "–" : f1(t.apiServerCpu()),
+        k.failure() != null ? "–" : SideBySide.f1(k.apiServerCpu()),
+        t.failure() != null ? "–" : SideBySide.f1(t.apiServerCpu()),
         "");
     row(
         out,
         "aggregator CPU ÷ API server CPU, same phase",
-        k.failure() != null ? "–" : f2(k.low() / Math.max(1e-9, k.apiServerCpu())) + " (LOW)",
-        t.failure() != null ? "–" : f2(t.aggregatorCpu() / Math.max(1e-9, t.apiServerCpu())),
+        k.failure() != null
+            ? "–"
+            : SideBySide.f2(k.low() / Math.max(1e-9, k.apiServerCpu())) + " (LOW)",
+        t.failure() != null
+            ? "–"
+            : SideBySide.f2(t.aggregatorCpu() / Math.max(1e-9, t.apiServerCpu())),
         "≤ 0.25 (Tally)");
     out.append(
         "\nThe phase runs from the burst's start to the end of the last scan's interval (or its"
@@ -737,13 +743,13 @@ public final class Produced {
             + " (aggregation off) was profiled the same way: "
             + (t.failure() != null
                 ? "–"
-                : f2(t.low())
+                : SideBySide.f2(t.low())
                     + " s under aggregate, "
-                    + f2(t.reportsControllerCpu())
+                    + SideBySide.f2(t.reportsControllerCpu())
                     + " s in all from the burst on ("
-                    + f2(t.reportsControllerCpuFromStart())
+                    + SideBySide.f2(t.reportsControllerCpuFromStart())
                     + " s from its start, peak RSS "
-                    + mb(t.reportsControllerPeakRss())
+                    + SideBySide.mb(t.reportsControllerPeakRss())
                     + " MB)")
             + ". Requests per intermediate report are the aggregation's requests in the interval"
             + " (audit log) over the intermediate reports created in it.\n");
@@ -780,7 +786,7 @@ public final class Produced {
       return "–";
     }
     Phase p = s.phases().get(phase);
-    return f2(p.requestCount() / (double) Math.max(1, p.reports()));
+    return SideBySide.f2(p.requestCount() / (double) Math.max(1, p.reports()));
   }
 
   private static String list(Side s, Function<Phase, String> f) {
@@ -795,7 +801,7 @@ public final class Produced {
   }
 
   private static String ms(double seconds, Side s) {
-    return f2(1000 * seconds / Math.max(1, s.reports()));
+    return SideBySide.f2(1000 * seconds / Math.max(1, s.reports()));
   }
 
   private static void row(
@@ -813,22 +819,10 @@ public final class Produced {
 
   static String pct(double fraction) {
     double p = fraction * 100;
-    return (p == Math.rint(p) ? Long.toString((long) p) : f1(p)) + "%";
+    return (p == Math.rint(p) ? Long.toString((long) p) : SideBySide.f1(p)) + "%";
   }
 
   private static String f0(double v) {
     return String.format(Locale.ROOT, "%.0f", v);
-  }
-
-  private static String f1(double v) {
-    return String.format(Locale.ROOT, "%.1f", v);
-  }
-
-  private static String f2(double v) {
-    return String.format(Locale.ROOT, "%.2f", v);
-  }
-
-  private static String mb(long bytes) {
-    return Long.toString(bytes / (1024 * 1024));
   }
 }

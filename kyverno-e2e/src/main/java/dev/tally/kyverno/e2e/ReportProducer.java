@@ -142,7 +142,7 @@ final class ReportProducer {
       KubernetesSerialization json, GenericKubernetesResource written, String podName) {
     Map<String, Object> report = toMap(json, written);
     Map<String, Object> metadata = map(report, "metadata");
-    String uid = String.valueOf(map(metadata, "labels").get(IntermediateReports.RESOURCE_UID));
+    String uid = String.valueOf(map(metadata, "labels").get(ScanWatch.RESOURCE_UID));
     for (String field :
         List.of(
             "name",
@@ -358,7 +358,7 @@ final class ReportProducer {
     Map<String, Object> metadata = map(report, "metadata");
     metadata.put("generateName", uid + "-");
     Map<String, Object> labels = map(metadata, "labels");
-    labels.put(IntermediateReports.RESOURCE_UID, uid);
+    labels.put(ScanWatch.RESOURCE_UID, uid);
     if (hashes[i] != null && labels.containsKey(RESOURCE_HASH)) {
       labels.put(RESOURCE_HASH, hashes[i]);
     }

@@ -9,19 +9,26 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Counts the background-scan intermediate reports Kyverno's reports controller creates in a
- * namespace, per resource (its label {@code audit.kyverno.io/resource.uid}), from an informer: how
- * a test knows that a scan evaluated a resource after a change, without waiting a fixed time.
+ * The intermediate reports of a namespace, from an informer: the background-scan ones Kyverno's
+ * reports controller creates, counted per resource (its label {@code
+ * audit.kyverno.io/resource.uid}), which is how a test knows that a scan evaluated a resource after
+ * a change without waiting a fixed time; how many were created and how many wait now; and the first
+ * background-scan report about each of a few resources, kept as written (the templates of {@link
+ * ReportProducer}).
  */
 public final class ScanWatch implements AutoCloseable {
-  private static final String SOURCE = "audit.kyverno.io/source";
-  private static final String RESOURCE_UID = "audit.kyverno.io/resource.uid";
+  static final String SOURCE = "audit.kyverno.io/source";
+  static final String RESOURCE_UID = "audit.kyverno.io/resource.uid";
 
   private final SharedIndexInformer<GenericKubernetesResource> informer;
   private final Set<String> seen = ConcurrentHashMap.newKeySet();
   private final Map<String, AtomicLong> scans = new ConcurrentHashMap<>();
+  private final Set<String> wanted = ConcurrentHashMap.newKeySet();
+  private final Map<String, GenericKubernetesResource> captured = new ConcurrentHashMap<>();
+  private final AtomicLong added = new AtomicLong();
 
   public ScanWatch(KubernetesClient client, String namespace) {
     this.informer =
@@ -32,6 +39,7 @@ public final class ScanWatch implements AutoCloseable {
                 new ResourceEventHandler<>() {
                   @Override
                   public void onAdd(GenericKubernetesResource r) {
+                    added.incrementAndGet();
                     count(r);
                   }
 
@@ -50,11 +58,39 @@ public final class ScanWatch implements AutoCloseable {
     if (labels == null || !"background-scan".equals(labels.get(SOURCE))) {
       return;
     }
+    String uid = labels.get(RESOURCE_UID);
     // an informer's relist and an update of the same object are one scan: the object's
     // uid and resourceVersion
     if (seen.add(r.getMetadata().getUid() + "@" + r.getMetadata().getResourceVersion())) {
-      scans.computeIfAbsent(labels.get(RESOURCE_UID), k -> new AtomicLong()).incrementAndGet();
+      scans.computeIfAbsent(uid, k -> new AtomicLong()).incrementAndGet();
     }
+    if (uid != null && wanted.contains(uid)) {
+      captured.putIfAbsent(uid, r);
+    }
+  }
+
+  /** Keeps the first background-scan report about the resource with {@code uid} from now on. */
+  void want(String uid) {
+    wanted.add(uid);
+    // one that arrived before the call
+    for (GenericKubernetesResource r : informer.getStore().list()) {
+      count(r);
+    }
+  }
+
+  /** The background-scan report captured about {@code uid}, or null. */
+  @Nullable GenericKubernetesResource captured(String uid) {
+    return captured.get(uid);
+  }
+
+  /** How many intermediate reports the informer saw created so far. */
+  long added() {
+    return added.get();
+  }
+
+  /** How many intermediate reports the namespace holds now (as the informer last heard). */
+  int waiting() {
+    return informer.getStore().list().size();
   }
 
   /** Background-scan reports seen so far about the resource with {@code uid}. */

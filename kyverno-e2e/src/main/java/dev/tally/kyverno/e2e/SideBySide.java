@@ -482,15 +482,15 @@ public final class SideBySide {
     return m.values().stream().mapToLong(Long::longValue).sum();
   }
 
-  private static String f1(double v) {
+  static String f1(double v) {
     return String.format(Locale.ROOT, "%.1f", v);
   }
 
-  private static String f2(double v) {
+  static String f2(double v) {
     return String.format(Locale.ROOT, "%.2f", v);
   }
 
-  private static String mb(long bytes) {
+  static String mb(long bytes) {
     return Long.toString(bytes / (1024 * 1024));
   }
 

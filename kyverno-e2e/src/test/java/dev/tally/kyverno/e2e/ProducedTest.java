@@ -118,7 +118,7 @@ class ProducedTest {
       Map<String, Object> metadata = ReportProducer.map(report, "metadata");
       assertThat(metadata).containsEntry("generateName", "uid-1-");
       assertThat(ReportProducer.map(metadata, "labels"))
-          .containsEntry(IntermediateReports.RESOURCE_UID, "uid-1")
+          .containsEntry(ScanWatch.RESOURCE_UID, "uid-1")
           .containsEntry(ReportProducer.RESOURCE_HASH, ReportProducer.hash(pod));
       assertThat(ReportProducer.map(metadata, "annotations"))
           .containsEntry(ReportProducer.RESOURCE_NAME, "load-00001");
@@ -153,7 +153,7 @@ class ProducedTest {
   private static ReportProducer.Template template(int c) {
     boolean team = SideBySide.pod(c).getMetadata().getLabels().containsKey("team");
     Map<String, Object> labels = new LinkedHashMap<>();
-    labels.put(IntermediateReports.RESOURCE_UID, "t-uid-" + c);
+    labels.put(ScanWatch.RESOURCE_UID, "t-uid-" + c);
     labels.put(ReportProducer.RESOURCE_HASH, "t-hash-" + c);
     Map<String, Object> annotations = new LinkedHashMap<>();
     annotations.put(ReportProducer.RESOURCE_NAME, "template-" + c);

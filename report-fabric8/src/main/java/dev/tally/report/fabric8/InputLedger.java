@@ -307,11 +307,9 @@ final class InputLedger {
     left(key);
     if (!removalDeletesSubject()) {
       String version = Objects.requireNonNullElse(resource.getMetadata().getResourceVersion(), "");
-      // a stripped copy (a refused version, from the informer's cache) says nothing, nor does a
-      // watch's deletion read as the object's identity: the upsert of its last state came first
-      if (!version.equals(handled)
-          && !RefusedCopies.isCopy(resource)
-          && !InputResource.isIdentityOnly(resource)) {
+      // an identity says nothing: a stripped copy (a refused version, from the informer's cache),
+      // or a watch's deletion, whose last state came first as an upsert
+      if (!version.equals(handled) && !InputResource.isIdentityOnly(resource)) {
         apply(key, resource, true);
         left(key); // it is not there to delete
       }

@@ -2,6 +2,7 @@ package dev.tally.report.fabric8;
 
 import dev.tally.report.api.CapacityExceededException;
 import dev.tally.report.api.FairShare;
+import dev.tally.report.fabric8.resource.InputResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -51,12 +52,6 @@ final class RefusedCopies {
 
   /** The cap on all copies, as named in Events and metrics. */
   static final String CAP = "maxRefusedCopies";
-
-  /**
-   * Marks a stripped copy, in its metadata's additional properties: the API server drops unknown
-   * metadata fields, so no object read from the cluster carries it, and a copy is never written.
-   */
-  private static final String MARK = "tally.dev/refused-copy";
 
   private final int maxPerNamespace;
   private final int max;
@@ -172,10 +167,13 @@ final class RefusedCopies {
     }
   }
 
-  /** Whether {@code resource} is a stripped copy, which says nothing but its identity. */
+  /**
+   * Whether {@code resource} is a stripped copy, which says nothing but its identity: marked as a
+   * watch's deletion of an input object is ({@link InputResource#isIdentityOnly}), the one other
+   * object that holds its identity alone.
+   */
   static boolean isCopy(HasMetadata resource) {
-    var meta = resource.getMetadata();
-    return meta != null && meta.getAdditionalProperties().containsKey(MARK);
+    return InputResource.isIdentityOnly(resource);
   }
 
   /** How many stripped copies are held, in all. */
@@ -235,8 +233,7 @@ final class RefusedCopies {
     m.setName(meta.getName());
     m.setUid(meta.getUid());
     m.setResourceVersion(meta.getResourceVersion());
-    m.setAdditionalProperty(MARK, Boolean.TRUE);
-    copy.setMetadata(m);
+    copy.setMetadata(InputResource.identityOnly(m));
     return copy;
   }
 
