@@ -90,7 +90,7 @@ public final class AggregatorController implements AutoCloseable {
     this.stalls = new StallRule(thread, b.stallBound, b.resyncPeriod, b.nanoTicker);
     calls.onProgress(thread::progress);
     ReportInput input = b.input;
-    RefusedCopies copies = new RefusedCopies(b.maxRefusedCopiesPerNamespace, b.maxRefusedCopies);
+    InformerStores copies = new InformerStores(b.maxRefusedCopiesPerNamespace, b.maxRefusedCopies);
     ClockRule clockRule = ClockRule.allowing(b.maxClockSkew);
     InputContext context =
         new InputContext(b.kube(), calls, b.tallyMetrics(), b.clock, clockRule, this::now);

@@ -41,8 +41,8 @@ abstract class ControllerSettings<B extends ControllerSettings<B>> extends ApiCl
   Duration stallBound = Duration.ofMinutes(3);
   boolean serverSideApply;
   boolean emitEvents = true;
-  int maxRefusedCopiesPerNamespace = RefusedCopies.DEFAULT_MAX_PER_NAMESPACE;
-  int maxRefusedCopies = RefusedCopies.DEFAULT_MAX;
+  int maxRefusedCopiesPerNamespace = InformerStores.DEFAULT_MAX_PER_NAMESPACE;
+  int maxRefusedCopies = InformerStores.DEFAULT_MAX;
 
   ControllerSettings(KubernetesClient client) {
     super(client);

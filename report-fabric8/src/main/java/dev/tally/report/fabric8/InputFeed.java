@@ -37,7 +37,7 @@ final class InputFeed {
   private final InputLedger ledger;
   private final Duration syncTimeout;
   private final UnaryOperator<Runnable> arrival;
-  private final RefusedCopies copies;
+  private final InformerStores copies;
 
   private @Nullable InputInformers source;
 
@@ -49,7 +49,7 @@ final class InputFeed {
       InputLedger ledger,
       Duration syncTimeout,
       UnaryOperator<Runnable> arrival,
-      RefusedCopies copies) {
+      InformerStores copies) {
     this.arrival = arrival;
     this.client = client;
     this.calls = calls;
@@ -72,7 +72,8 @@ final class InputFeed {
   /**
    * Starts the informers and waits until they synced; {@link #stop} stops them, synced or not. Each
    * hand-over task goes through {@code arrival}, which stamps when it was handed over. The
-   * informers hold a refused object's identity alone, within caps ({@link RefusedCopies}).
+   * informers hold an object whose version the ledger handled as its identity alone, and a refused
+   * one within caps ({@link InformerStores}).
    */
   void start() throws InterruptedException, TimeoutException {
     List<SharedIndexInformer<? extends HasMetadata>> informers = new ArrayList<>();

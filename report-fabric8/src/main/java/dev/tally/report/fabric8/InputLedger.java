@@ -54,7 +54,7 @@ final class InputLedger {
   private final @Nullable SubjectAdoption adoption;
   private final @Nullable Retirement retirement;
   private final RejectionEvents rejections;
-  private final RefusedCopies copies;
+  private final InformerStores copies;
   private final TallyMetrics metrics;
   private final Supplier<Timestamp> now;
   private final ClockRule clock;
@@ -95,7 +95,7 @@ final class InputLedger {
       InputServices services,
       @Nullable StatementSource source,
       RejectionEvents rejections,
-      RefusedCopies copies,
+      InformerStores copies,
       TallyMetrics metrics,
       Supplier<Timestamp> now,
       ClockRule clock,
@@ -160,8 +160,8 @@ final class InputLedger {
 
   /** An input object appeared or changed: applies it once per version, or rejects it. */
   void upsert(HasMetadata resource) {
-    if (aggregator == null || RefusedCopies.isCopy(resource)) {
-      return; // a refused version's stripped copy, from the informer's cache: handled already
+    if (aggregator == null || InformerStores.isCopy(resource)) {
+      return; // a stripped copy, from the informer's cache: its version was handled already
     }
     String key = key(resource);
     String version = Objects.requireNonNullElse(resource.getMetadata().getResourceVersion(), "");
@@ -175,7 +175,10 @@ final class InputLedger {
       return;
     }
     handledVersions.put(key, version);
-    apply(key, resource);
+    if (apply(key, resource)) {
+      // nothing more is read of this version than its identity: the informers hold that alone
+      copies.handled(resource);
+    }
   }
 
   /**
@@ -185,23 +188,29 @@ final class InputLedger {
    */
   void retryRefused() {
     // the content comes from that re-list, not from the informers, which hold a refused object's
-    // identity alone (RefusedCopies)
+    // identity alone (InformerStores)
     for (String key : refusedAtCap) {
       handledVersions.remove(key);
     }
     refusedAtCap.clear();
   }
 
-  /** Applies what {@code resource}, known as {@code key} and in the cluster, states. */
-  private void apply(String key, HasMetadata resource) {
-    apply(key, resource, false);
+  /**
+   * Applies what {@code resource}, known as {@code key} and in the cluster, states.
+   *
+   * @return false when it was refused
+   */
+  private boolean apply(String key, HasMetadata resource) {
+    return apply(key, resource, false);
   }
 
   /**
    * Applies what {@code resource}, known as {@code key}, states; {@code gone} when it was removed
    * already (its last state), so that there is no delete for it to wait for.
+   *
+   * @return false when it was refused
    */
-  private void apply(String key, HasMetadata resource, boolean gone) {
+  private boolean apply(String key, HasMetadata resource, boolean gone) {
     ReportAggregator agg = Objects.requireNonNull(aggregator);
     PartialReport partial;
     try {
@@ -211,7 +220,7 @@ final class InputLedger {
         if (adoption != null) {
           adoption.await(key, resource, awaits.subject());
         }
-        return;
+        return true;
       }
       if (!gone && retirement != null) {
         // e.g. merged objects waiting for their delete, within caps: past them, none is merged
@@ -222,7 +231,7 @@ final class InputLedger {
         if (adoption != null || retirement != null) {
           changed.run(); // a flush, so that what follows a write (a delete) happens
         }
-        return;
+        return true;
       }
       // an evaluation from the future would outrank every real one (the clock rule)
       partial = clock.check(ready.partial(), now.get());
@@ -234,7 +243,7 @@ final class InputLedger {
         refusedAtCap.add(key);
       }
       refused(key, resource);
-      return;
+      return false;
     }
     metrics.partialApplied();
     if (removalDeletesSubject()) {
@@ -247,6 +256,7 @@ final class InputLedger {
     }
     merged(key, resource);
     changed.run();
+    return true;
   }
 
   /** {@code resource}, known as {@code key}, was merged or said nothing: the services hear it. */
@@ -271,7 +281,7 @@ final class InputLedger {
 
   /**
    * {@code resource}, known as {@code key}, was refused at its version: that is remembered, and the
-   * informers hold its identity alone, or nothing past their caps ({@link RefusedCopies}).
+   * informers hold its identity alone, or nothing past their caps ({@link InformerStores}).
    */
   private void refused(String key, HasMetadata resource) {
     String version = Objects.requireNonNullElse(resource.getMetadata().getResourceVersion(), "");

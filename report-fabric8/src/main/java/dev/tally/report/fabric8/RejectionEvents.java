@@ -103,7 +103,7 @@ final class RejectionEvents {
 
   /**
    * {@code resource}, known as {@code key} and refused already, is not held at all, since {@code
-   * cap} keeps the informers from holding even its stripped copy ({@link RefusedCopies}): {@link
+   * cap} keeps the informers from holding even its stripped copy ({@link InformerStores}): {@link
    * TallyMetrics#capacityReached} and a Warning Event {@code NotHeld} naming the cap, shared fairly
    * as the rejections' are.
    */

@@ -17,11 +17,12 @@ import org.junit.jupiter.api.Test;
 import org.quicktheories.core.Gen;
 
 /**
- * {@link RefusedCopies} over streams of what informers and the ledger do to two stores (new
- * versions, the informer's re-list delivering a version again, refusals, deletions), with objects
- * of 50 KB each: what is held for refused objects never passes the caps, per namespace or in all,
- * and is their identity alone; the counts are exactly what the stores hold; an object whose removal
- * the ledger needs keeps its copy past the caps; nothing refused is held whole.
+ * {@link InformerStores} over streams of what informers and the ledger do to two stores (new
+ * versions, the informer's re-list delivering a version again, refusals, versions applied,
+ * deletions), with objects of 50 KB each: what is held for refused objects never passes the caps,
+ * per namespace or in all, and is their identity alone; the counts are exactly what the stores hold
+ * of refused objects (an applied version's copy counts against no cap); an object whose removal the
+ * ledger needs keeps its copy past the caps; nothing refused or applied is held whole.
  */
 class RefusedCopiesProperties {
   private static final int PER_NAMESPACE = 3;
@@ -36,6 +37,7 @@ class RefusedCopiesProperties {
     DELIVERED_AGAIN,
     REFUSED,
     REFUSED_NEEDED,
+    APPLIED,
     REMOVED
   }
 
@@ -64,12 +66,14 @@ class RefusedCopiesProperties {
   }
 
   private static void run(List<Step> steps) {
-    RefusedCopies copies = new RefusedCopies(PER_NAMESPACE, MAX);
+    InformerStores copies = new InformerStores(PER_NAMESPACE, MAX);
     List<ItemStore<HasMetadata>> stores = List.of(copies.store(), copies.store());
     // the latest version each store's informer saw of each object (what the cluster holds)
     List<Map<String, HasMetadata>> cluster = List.of(new HashMap<>(), new HashMap<>());
     // the version of each object refused last, and whether the ledger needed its removal
     List<Map<String, String>> refusedAt = List.of(new HashMap<>(), new HashMap<>());
+    // the version of each object the ledger applied last, after it was held
+    List<Map<String, String>> appliedAt = List.of(new HashMap<>(), new HashMap<>());
     int version = 0;
     int kept = 0;
     for (Step s : steps) {
@@ -110,7 +114,10 @@ class RefusedCopiesProperties {
                         MAX,
                         inNamespace + 1L,
                         holding + (inNamespace == 0 ? 1 : 0));
-            boolean held = store.get(key) != null && !RefusedCopies.isCopy(store.get(key));
+            boolean held = store.get(key) != null && !InformerStores.isCopy(store.get(key));
+            // the ledger refuses only what it did not apply (a retry after a refusal at a cap)
+            boolean applied =
+                latest.getMetadata().getResourceVersion().equals(appliedAt.get(s.store()).get(key));
             var over = copies.refused(latest, needed);
             if (needed) {
               assertThat(over).as("a copy the ledger needs is never dropped").isEmpty();
@@ -120,7 +127,19 @@ class RefusedCopiesProperties {
             } else {
               assertThat(over.isPresent()).as("dropped at a cap").isEqualTo(held && atCap);
             }
-            refusedAt.get(s.store()).put(key, latest.getMetadata().getResourceVersion());
+            if (held && !applied) {
+              refusedAt.get(s.store()).put(key, latest.getMetadata().getResourceVersion());
+            }
+          }
+        }
+        case APPLIED -> {
+          if (latest != null && store.get(key) != null) {
+            String v = latest.getMetadata().getResourceVersion();
+            copies.handled(latest);
+            if (v.equals(store.get(key).getMetadata().getResourceVersion())) {
+              appliedAt.get(s.store()).put(key, v);
+              refusedAt.get(s.store()).remove(key, v); // applied on a retry: no longer refused
+            }
           }
         }
         case REMOVED -> {
@@ -128,14 +147,15 @@ class RefusedCopiesProperties {
           store.remove(key);
         }
       }
-      check(copies, stores, refusedAt, kept);
+      check(copies, stores, refusedAt, appliedAt, kept);
     }
   }
 
   private static void check(
-      RefusedCopies copies,
+      InformerStores copies,
       List<ItemStore<HasMetadata>> stores,
       List<Map<String, String>> refusedAt,
+      List<Map<String, String>> appliedAt,
       int kept) {
     Map<String, Integer> byNamespace = new HashMap<>();
     int total = 0;
@@ -143,20 +163,29 @@ class RefusedCopiesProperties {
     for (int i = 0; i < stores.size(); i++) {
       for (HasMetadata o : stores.get(i).values().toList()) {
         String key = o.getMetadata().getNamespace() + "/" + o.getMetadata().getName();
-        if (RefusedCopies.isCopy(o)) {
+        String v = o.getMetadata().getResourceVersion();
+        if (InformerStores.isCopy(o) && v.equals(appliedAt.get(i).get(key))) {
+          assertThat(v)
+              .as("%s applied and refused at once", key)
+              .isNotEqualTo(refusedAt.get(i).get(key));
+          assertThat(InformerStores.bytesOf(o)).isLessThanOrEqualTo(2_048);
+        } else if (InformerStores.isCopy(o)) {
           total++;
-          bytes += RefusedCopies.bytesOf(o);
+          bytes += InformerStores.bytesOf(o);
           byNamespace.merge(o.getMetadata().getNamespace(), 1, Integer::sum);
           assertThat(o)
               .as("a copy is the identity alone")
               .isInstanceOfSatisfying(
                   GenericKubernetesResource.class,
                   g -> assertThat(g.getAdditionalProperties()).isEmpty());
-          assertThat(RefusedCopies.bytesOf(o)).isLessThanOrEqualTo(2_048);
+          assertThat(InformerStores.bytesOf(o)).isLessThanOrEqualTo(2_048);
         } else {
-          assertThat(o.getMetadata().getResourceVersion())
+          assertThat(v)
               .as("%s held whole at a version refused", key)
               .isNotEqualTo(refusedAt.get(i).get(key));
+          assertThat(v)
+              .as("%s held whole at a version applied", key)
+              .isNotEqualTo(appliedAt.get(i).get(key));
         }
       }
     }

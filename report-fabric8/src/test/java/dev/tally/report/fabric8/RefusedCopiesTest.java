@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
  * informers on the mock API server, handing their events to the ledger. A tenant's refused objects
  * of 200 KB each are held as their identity alone, within the caps per namespace and in all; past a
  * cap nothing is held for them, with a {@code NotHeld} Event and {@code capacityReached} naming the
- * cap. Before {@link RefusedCopies}, the informers held every refused object whole.
+ * cap. Before {@link InformerStores}, the informers held every refused object whole.
  */
 @EnableKubernetesMockClient(crud = true)
 class RefusedCopiesTest {
@@ -68,7 +68,7 @@ class RefusedCopiesTest {
   private final Object lock = new Object();
   private KubernetesClient client;
   private InputLedger ledger;
-  private RefusedCopies copies;
+  private InformerStores copies;
   private InputInformers source;
 
   private void start(int perNamespace, int total) throws Exception {
@@ -82,7 +82,7 @@ class RefusedCopiesTest {
             d -> {},
             metrics);
     ReportInput input = new PartialReportsInput();
-    copies = new RefusedCopies(perNamespace, total);
+    copies = new InformerStores(perNamespace, total);
     ledger =
         new InputLedger(
             input,
@@ -152,7 +152,7 @@ class RefusedCopiesTest {
               .withLabels(java.util.Map.of("big", "x".repeat(1000)))
               .build());
 
-      HasMetadata copy = RefusedCopies.stripped(object);
+      HasMetadata copy = InformerStores.stripped(object);
 
       assertThat(copy).isExactlyInstanceOf(object.getClass());
       assertThat(copy.getKind()).isEqualTo(object.getKind());
@@ -160,7 +160,7 @@ class RefusedCopiesTest {
       assertThat(copy.getMetadata().getName()).isEqualTo("r");
       assertThat(copy.getMetadata().getResourceVersion()).isEqualTo("7");
       assertThat(copy.getMetadata().getLabels()).isNullOrEmpty();
-      assertThat(RefusedCopies.isCopy(copy)).isTrue();
+      assertThat(InformerStores.isCopy(copy)).isTrue();
     }
   }
 
@@ -198,7 +198,11 @@ class RefusedCopiesTest {
       assertThat(held)
           .filteredOn(o -> o.getMetadata().getName().equals("fine"))
           .singleElement()
-          .satisfies(o -> assertThat(RefusedCopies.isCopy(o)).as("an accepted object").isFalse());
+          .satisfies(
+              o ->
+                  assertThat(InformerStores.isCopy(o))
+                      .as("an applied object, held as its identity outside the caps")
+                      .isTrue());
     }
     assertThat(metrics.capsReached)
         .containsEntry("maxRefusedCopiesPerNamespace", 5)
@@ -250,6 +254,57 @@ class RefusedCopiesTest {
     client.resources(PartialReportResource.class).inNamespace("t").withName("app").delete();
     Await.until("its subject deleted with it", () -> aggregates().isEmpty());
     assertThat(copies.held()).isEqualTo(1);
+  }
+
+  /**
+   * A backlog of applied objects (say merged reports waiting for their delete) costs their identity
+   * alone, outside the caps for refused ones: the informers' stores hold nothing of their content;
+   * a new version is applied whole and stripped again, and a deletion still deletes its subject.
+   */
+  @Test
+  void appliedObjectsAreHeldAsTheirIdentityOutsideTheCaps() throws Exception {
+    start(1, 1);
+    for (int i = 0; i < 20; i++) {
+      create(partial("t", "r-" + i, "m".repeat(10_000)));
+    }
+    Await.until("every object applied", () -> metrics.applied == 20);
+    synchronized (lock) {
+      List<HasMetadata> held = source.snapshot();
+      assertThat(held).hasSize(20).allSatisfy(o -> assertThat(InformerStores.isCopy(o)).isTrue());
+      long bytes = 0;
+      for (HasMetadata o : held) {
+        bytes += JSON.asJson(o).getBytes(StandardCharsets.UTF_8).length;
+      }
+      assertThat(bytes)
+          .as("what the informers hold of 20 applied objects of 10 KB each")
+          .isLessThan(20 * 512L);
+      assertThat(copies.held()).as("applied objects count against no cap").isZero();
+    }
+    assertThat(results()).hasSize(20);
+
+    client
+        .resources(PartialReportResource.class)
+        .inNamespace("t")
+        .withName("r-3")
+        .edit(
+            r -> {
+              r.setSpec(partial("t", "r-3", "changed").getSpec());
+              return r;
+            });
+    Await.until(
+        "the new version applied",
+        () -> results().stream().anyMatch(r -> "changed".equals(r.message())));
+    synchronized (lock) {
+      assertThat(source.snapshot()).allSatisfy(o -> assertThat(InformerStores.isCopy(o)).isTrue());
+    }
+
+    client.resources(PartialReportResource.class).inNamespace("t").withName("r-7").delete();
+    Await.until("its subject deleted with it", () -> results().size() == 19);
+    assertThat(copies.held()).isZero();
+  }
+
+  private List<dev.tally.report.api.Result> results() {
+    return aggregates().stream().flatMap(a -> a.results().stream()).toList();
   }
 
   private List<dev.tally.report.api.AggregateReport> aggregates() {

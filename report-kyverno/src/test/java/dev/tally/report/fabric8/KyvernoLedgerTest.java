@@ -65,7 +65,7 @@ class KyvernoLedgerTest {
             settings.services(new InputContext(client, calls, metrics, clock, clockRule, now)),
             null,
             new RejectionEvents(client, calls, metrics, clock, false),
-            new RefusedCopies(1_000, 20_000),
+            new InformerStores(1_000, 20_000),
             metrics,
             now,
             clockRule,

@@ -29,7 +29,7 @@ class KyvernoRefusedCopiesTest {
               .withLabels(Map.of("big", "x".repeat(1000)))
               .build());
 
-      HasMetadata copy = RefusedCopies.stripped(object);
+      HasMetadata copy = InformerStores.stripped(object);
 
       assertThat(copy).isExactlyInstanceOf(object.getClass());
       assertThat(copy.getKind()).isEqualTo(object.getKind());
@@ -38,7 +38,7 @@ class KyvernoRefusedCopiesTest {
       assertThat(copy.getMetadata().getUid()).isEqualTo("u-1");
       assertThat(copy.getMetadata().getResourceVersion()).isEqualTo("7");
       assertThat(copy.getMetadata().getLabels()).isNullOrEmpty();
-      assertThat(RefusedCopies.isCopy(copy)).isTrue();
+      assertThat(InformerStores.isCopy(copy)).isTrue();
     }
   }
 }

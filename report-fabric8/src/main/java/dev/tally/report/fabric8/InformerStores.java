@@ -10,37 +10,42 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the feed's informers hold of the objects the ledger refused (docs/DESIGN.md, section 9,
- * "Caps"). An informer keeps every object whole in its store, refused ones included: a tenant's
- * refused objects of a megabyte each would stay in the heap for as long as they stay in the
- * cluster. The informers' stores ({@link #store}) hold a refused object, once the ledger refused
- * its version ({@link #refused}), as a <em>stripped copy</em>: its identity alone (apiVersion,
- * kind, namespace, name, uid and resourceVersion, each bounded by the API server's validation),
- * which is all that is read of an object after its version was handled: an update arrives with the
- * new object and a watch's deletion with the object it carries; only a deletion found by an
- * informer's re-list hands over the store's copy, and then only its key and version are read.
+ * What the feed's informers hold of the input objects (docs/DESIGN.md, section 9, "Caps", and
+ * section 7.3). An informer keeps every object whole in its store: an intermediate report waiting
+ * for its delete, or a tenant's refused object of a megabyte, would stay in the heap for as long as
+ * it stays in the cluster. The informers' stores ({@link #store}) hold an object, once the ledger
+ * handled its version, as a <em>stripped copy</em>: its identity alone (apiVersion, kind,
+ * namespace, name, uid and resourceVersion, each bounded by the API server's validation), which is
+ * all that is read of an object after its version was handled: an update arrives with the new
+ * object and a watch's deletion as the object's identity; only a deletion found by an informer's
+ * re-list hands over the store's copy, and then only its key and version are read. So a backlog of
+ * merged reports waiting for their delete costs a few hundred bytes each, not their content.
  *
- * <p>The stripped copies are counted per namespace and in all against {@code maxPerNamespace} and
- * {@code max}, which namespaces share fairly ({@link FairShare}). Past a cap nothing at all is held
- * for a refused object: its entry leaves the store. Its deletion is then seen by the next periodic
- * re-list instead of an event, which changes nothing, since the aggregator holds nothing of it;
- * should the informer deliver the same version again (after its own re-list), it is refused again
- * and leaves again. An object whose removal the ledger needs (the aggregator still holds an earlier
- * version of it) keeps its stripped copy past the caps: what the aggregator holds for it is bounded
- * by the aggregator's own caps.
+ * <p>An object the ledger applied ({@link #handled}) is held as its copy outside any cap: the
+ * cluster holds it, and the aggregator bounds what it holds for it. An object the ledger refused
+ * ({@link #refused}) is held as its copy within caps: the copies are counted per namespace and in
+ * all against {@code maxPerNamespace} and {@code max}, which namespaces share fairly ({@link
+ * FairShare}). Past a cap nothing at all is held for a refused object: its entry leaves the store.
+ * Its deletion is then seen by the next periodic re-list instead of an event, which changes
+ * nothing, since the aggregator holds nothing of it; should the informer deliver the same version
+ * again (after its own re-list), it is refused again and leaves again. An object whose removal the
+ * ledger needs (the aggregator still holds an earlier version of it) keeps its stripped copy past
+ * the caps: what the aggregator holds for it is bounded by the aggregator's own caps.
  *
  * <p>The stores are modified by the informers' threads (one at a time per informer) and by the
- * aggregator thread ({@link #refused}); everything is guarded by one lock.
+ * aggregator thread ({@link #refused}, {@link #handled}); everything is guarded by one lock.
  */
-final class RefusedCopies {
+final class InformerStores {
   /** Copies of refused objects one namespace may hold, by default. */
   static final int DEFAULT_MAX_PER_NAMESPACE = 1_000;
 
@@ -61,7 +66,7 @@ final class RefusedCopies {
   private int total;
   private long bytes;
 
-  RefusedCopies(int maxPerNamespace, int max) {
+  InformerStores(int maxPerNamespace, int max) {
     if (maxPerNamespace < 1 || max < 1) {
       throw new IllegalArgumentException(
           "maxRefusedCopies must be at least 1, was " + maxPerNamespace + " and " + max);
@@ -160,7 +165,7 @@ final class RefusedCopies {
           store.items.remove(key);
           return Optional.of(over);
         }
-        store.putCopy(key, stripped(held));
+        store.putCopy(key, stripped(held), true);
         return Optional.empty();
       }
       return Optional.empty();
@@ -168,29 +173,56 @@ final class RefusedCopies {
   }
 
   /**
-   * Whether {@code resource} is a stripped copy, which says nothing but its identity: marked as a
-   * watch's deletion of an input object is ({@link InputResource#isIdentityOnly}), the one other
-   * object that holds its identity alone.
+   * The ledger applied {@code resource} at its version (or it waits, held by the input's services):
+   * the store holding that version keeps its stripped copy, not counted against the caps; a copy
+   * counted as refused at that version (refused at a cap, applied by a later re-list) stops
+   * counting. Nothing changes when no store holds that version.
+   */
+  void handled(HasMetadata resource) {
+    String key = keyOf(resource);
+    String version = resource.getMetadata().getResourceVersion();
+    synchronized (lock) {
+      for (Store<?> store : stores) {
+        HasMetadata held = store.items.get(key);
+        if (held == null
+            || !Objects.equals(held.getMetadata().getResourceVersion(), version)
+            || !Objects.equals(held.getKind(), resource.getKind())) {
+          continue;
+        }
+        if (isCopy(held)) {
+          store.uncount(key, held);
+        } else {
+          store.putCopy(key, stripped(held), false);
+        }
+        return;
+      }
+    }
+  }
+
+  /**
+   * Whether {@code resource} is a stripped copy (of an object handled or refused), which says
+   * nothing but its identity: marked as a watch's deletion of an input object is ({@link
+   * InputResource#isIdentityOnly}), the one other object that holds its identity alone.
    */
   static boolean isCopy(HasMetadata resource) {
     return InputResource.isIdentityOnly(resource);
   }
 
-  /** How many stripped copies are held, in all. */
+  /** How many stripped copies of refused objects are held, in all. */
   int held() {
     synchronized (lock) {
       return total;
     }
   }
 
-  /** How many stripped copies {@code namespace} holds. */
+  /** How many stripped copies of refused objects {@code namespace} holds. */
   int heldIn(String namespace) {
     synchronized (lock) {
       return byNamespace.getOrDefault(namespace, 0);
     }
   }
 
-  /** About how many bytes of heap the stripped copies take, in all. */
+  /** About how many bytes of heap the stripped copies of refused objects take, in all. */
   long heldBytes() {
     synchronized (lock) {
       return bytes;
@@ -276,12 +308,16 @@ final class RefusedCopies {
   }
 
   /**
-   * One informer's store: a map from key to object, where an object refused at its version is its
-   * stripped copy. The informer's own re-list delivers the same version again: the copy stays, and
-   * since the versions are equal the informer sends no event for it.
+   * One informer's store: a map from key to object, where an object handled or refused at its
+   * version is its stripped copy, and the keys of the copies of refused objects, which are counted.
+   * The informer's own re-list delivers the same version again: the copy stays, and since the
+   * versions are equal the informer sends no event for it.
    */
   private final class Store<T extends HasMetadata> implements ItemStore<T> {
     private final Map<String, T> items = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The keys whose copy is of a refused object, counted against the caps. Under the lock. */
+    private final Set<String> counted = new HashSet<>();
 
     @Override
     public String getKey(T obj) {
@@ -296,29 +332,35 @@ final class RefusedCopies {
             && isCopy(had)
             && Objects.equals(
                 had.getMetadata().getResourceVersion(), obj.getMetadata().getResourceVersion())) {
-          return had; // the same refused version: still its copy alone
+          return had; // the same version handled or refused: still its copy alone
         }
         items.put(key, obj);
-        if (had != null && isCopy(had)) {
-          count(this, had, -1);
-        }
+        uncount(key, had);
         return had;
       }
     }
 
+    /** Holds {@code copy} for {@code key}; {@code refused}: counted against the caps. */
     @SuppressWarnings("unchecked")
-    void putCopy(String key, HasMetadata copy) {
+    void putCopy(String key, HasMetadata copy, boolean refused) {
       items.put(key, (T) copy); // the same class as the object it stands for
-      count(this, copy, +1);
+      if (refused && counted.add(key)) {
+        count(this, copy, +1);
+      }
+    }
+
+    /** {@code had}, held for {@code key} until now, no longer counts, if it did. */
+    void uncount(String key, @Nullable HasMetadata had) {
+      if (had != null && counted.remove(key)) {
+        count(this, had, -1);
+      }
     }
 
     @Override
     public @Nullable T remove(String key) {
       synchronized (lock) {
         T had = items.remove(key);
-        if (had != null && isCopy(had)) {
-          count(this, had, -1);
-        }
+        uncount(key, had);
         return had;
       }
     }
