@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * all that is read of an object after its version was handled: an update arrives with the new
  * object and a watch's deletion as the object's identity; only a deletion found by an informer's
  * re-list hands over the store's copy, and then only its key and version are read. So a backlog of
- * merged reports waiting for their delete costs a few hundred bytes each, not their content.
+ * merged reports waiting for their delete costs about a kilobyte each, not their content.
  *
  * <p>An object the ledger applied ({@link #handled}) is held as its copy outside any cap: the
  * cluster holds it, and the aggregator bounds what it holds for it. An object the ledger refused
@@ -38,9 +38,12 @@ import org.jspecify.annotations.Nullable;
  * FairShare}). Past a cap nothing at all is held for a refused object: its entry leaves the store.
  * Its deletion is then seen by the next periodic re-list instead of an event, which changes
  * nothing, since the aggregator holds nothing of it; should the informer deliver the same version
- * again (after its own re-list), it is refused again and leaves again. An object whose removal the
- * ledger needs (the aggregator still holds an earlier version of it) keeps its stripped copy past
- * the caps: what the aggregator holds for it is bounded by the aggregator's own caps.
+ * again (after its own re-list), it is refused again and leaves again. (Should that periodic
+ * re-list apply the version after all, once there is room, the store still holds nothing for it:
+ * its deletion reaches the ledger through the periodic re-list after it, a {@code resyncPeriod}
+ * later, and not at once.) An object whose removal the ledger needs (the aggregator still holds an
+ * earlier version of it) keeps its stripped copy past the caps: what the aggregator holds for it is
+ * bounded by the aggregator's own caps.
  *
  * <p>The stores are modified by the informers' threads (one at a time per informer) and by the
  * aggregator thread ({@link #refused}, {@link #handled}); everything is guarded by one lock.

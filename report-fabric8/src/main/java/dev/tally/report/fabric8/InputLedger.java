@@ -167,7 +167,11 @@ final class InputLedger {
     String version = Objects.requireNonNullElse(resource.getMetadata().getResourceVersion(), "");
     String handled = handledVersions.get(key);
     if (version.equals(handled)) {
-      return; // the informer's cache and its events both deliver every object: once is enough
+      // the informer's cache and its events both deliver every object: once is enough; and a
+      // re-list's LIST may bring a version before the informer's watch does, which then holds it
+      // whole: it holds its identity alone from now on
+      copies.handled(resource);
+      return;
     }
     if ((REFUSED + version).equals(handled)) {
       // refused already, delivered again (the informer listed afresh and holds it whole again)
@@ -317,8 +321,8 @@ final class InputLedger {
     left(key);
     if (!removalDeletesSubject()) {
       String version = Objects.requireNonNullElse(resource.getMetadata().getResourceVersion(), "");
-      // an identity says nothing: a stripped copy (a refused version, from the informer's cache),
-      // or a watch's deletion, whose last state came first as an upsert
+      // an identity says nothing: a stripped copy (a version handled already, from the informer's
+      // cache), or a watch's deletion, whose last state came first as an upsert
       if (!version.equals(handled) && !InputResource.isIdentityOnly(resource)) {
         apply(key, resource, true);
         left(key); // it is not there to delete

@@ -303,6 +303,29 @@ class RefusedCopiesTest {
     assertThat(copies.held()).isZero();
   }
 
+  /**
+   * A periodic re-list's LIST may bring a version before the informer's watch does: the ledger
+   * applies it then, and when the informer delivers it, whole, it is held as its identity from then
+   * on.
+   */
+  @Test
+  void aVersionAppliedBeforeItsInformerHeldItIsHeldAsItsIdentityOnceDelivered() throws Exception {
+    start(1, 1);
+    io.fabric8.kubernetes.client.informers.cache.ItemStore<HasMetadata> store = copies.store();
+    PartialReportResource early = partial("t", "early", "m".repeat(10_000));
+    early.getMetadata().setResourceVersion("5");
+    synchronized (lock) {
+      ledger.upsert(early); // from the re-list's LIST
+    }
+    assertThat(results()).hasSize(1);
+    store.put("t/early", early); // the watch, later
+    synchronized (lock) {
+      ledger.upsert(early); // its event
+    }
+    assertThat(store.get("t/early")).satisfies(o -> assertThat(InformerStores.isCopy(o)).isTrue());
+    assertThat(copies.held()).isZero();
+  }
+
   private List<dev.tally.report.api.Result> results() {
     return aggregates().stream().flatMap(a -> a.results().stream()).toList();
   }

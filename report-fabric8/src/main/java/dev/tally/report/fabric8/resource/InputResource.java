@@ -60,7 +60,7 @@ public abstract class InputResource<S> extends CustomResource<S, Void> {
    * kind, namespace, name, uid, resourceVersion, generation): what a watch's DELETED event of an
    * input's kind is read as ({@code ApiServerJson}), whose last state is the one its last ADDED or
    * MODIFIED event carried, delivered before; and what the controller's informers keep of an object
-   * it refused (a stripped copy).
+   * whose version it handled, applied or refused (a stripped copy).
    */
   public static ObjectMeta identityOnly(ObjectMeta meta) {
     meta.setAdditionalProperty(IDENTITY_ONLY, Boolean.TRUE);
