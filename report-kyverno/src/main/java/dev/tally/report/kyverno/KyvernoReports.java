@@ -43,11 +43,8 @@ final class KyvernoReports {
     var reports = client.resources(EphemeralReportResource.class).inAnyNamespace();
     var clusterReports = client.resources(ClusterEphemeralReportResource.class);
     return List.of(
-        new InputKind("ephemeralreports", reports::list, () -> reports.runnableInformer(0)),
-        new InputKind(
-            "clusterephemeralreports",
-            clusterReports::list,
-            () -> clusterReports.runnableInformer(0)));
+        InputKind.of("ephemeralreports", reports::list, reports),
+        InputKind.of("clusterephemeralreports", clusterReports::list, clusterReports));
   }
 
   static Statement decode(HasMetadata object) {

@@ -62,8 +62,7 @@ public final class TrivyInput implements ReportInput {
   public List<InputKind> kinds(KubernetesClient client) {
     InputResource.register(client, ConfigAuditReportResource.class);
     var reports = client.resources(ConfigAuditReportResource.class).inAnyNamespace();
-    return List.of(
-        new InputKind("configauditreports", reports::list, () -> reports.runnableInformer(0)));
+    return List.of(InputKind.of("configauditreports", reports::list, reports));
   }
 
   /**

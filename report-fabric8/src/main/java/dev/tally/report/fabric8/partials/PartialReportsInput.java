@@ -37,11 +37,8 @@ public final class PartialReportsInput implements ReportInput {
     var partials = client.resources(PartialReportResource.class).inAnyNamespace();
     var clusterPartials = client.resources(ClusterPartialReportResource.class);
     return List.of(
-        new InputKind("partialreports", partials::list, () -> partials.runnableInformer(0)),
-        new InputKind(
-            "clusterpartialreports",
-            clusterPartials::list,
-            () -> clusterPartials.runnableInformer(0)));
+        InputKind.of("partialreports", partials::list, partials),
+        InputKind.of("clusterpartialreports", clusterPartials::list, clusterPartials));
   }
 
   @Override
