@@ -89,7 +89,7 @@ public class KyvernoDecodeBenchmark {
   }
 
   /** A background-scan report about Pod {@code i}, laid out as Kyverno v1.19 writes it. */
-  static Map<String, Object> report(int i, int results) {
+  public static Map<String, Object> report(int i, int results) {
     String uid = String.format("%08x-0000-4000-8000-%012x", i, i);
     String pod = "pod-" + i;
     Map<String, String> labels = new LinkedHashMap<>();

@@ -50,6 +50,13 @@ import org.jspecify.annotations.Nullable;
  * differ; this class makes the one of the line on the class path, found from the type fabric8's
  * constructor takes.
  *
+ * <p>Its reader keeps Jackson's table of field names, as fabric8's default does, although every
+ * object the API server serves brings a name the table lacks ({@code metadata.managedFields} names
+ * each owner reference by its uid, {@code k:{"uid":"…"}}) and the table copies itself to add it:
+ * read without the table, where each name is a new string, Kyverno's reports took 1.26× as long to
+ * bind and 1.34× as long to skip ({@code WatchEventDecodeBenchmark}, benchmarks/README.md, "Field
+ * names kept").
+ *
  * <p>Its watch events are read in one pass ({@link WatchEvents}): an object is bound to its class
  * as it is read, not read into a tree and bound again, and a DELETED event of an input's kind
  * ({@link dev.tally.report.fabric8.resource.InputResource}) yields the object's identity alone, the
@@ -79,8 +86,18 @@ public final class ApiServerJson {
    * server can serve, inside a LIST or a watch event.
    */
   public static KubernetesSerialization serialization() {
+    return serialization(true);
+  }
+
+  /**
+   * {@link #serialization()} ({@code canonicalizeNames}), or with a reader that keeps no table of
+   * field names: the way measured against it by {@code WatchEventDecodeBenchmark}.
+   */
+  static KubernetesSerialization serialization(boolean canonicalizeNames) {
     KubernetesSerialization made =
-        jackson3() ? Jackson3Reader.serialization() : Jackson2Reader.serialization();
+        jackson3()
+            ? Jackson3Reader.serialization(canonicalizeNames)
+            : Jackson2Reader.serialization(canonicalizeNames);
     MADE.add(made);
     return made;
   }
@@ -137,7 +154,7 @@ public final class ApiServerJson {
    * Loaded only on that line.
    */
   private static final class Jackson3Reader {
-    static KubernetesSerialization serialization() {
+    static KubernetesSerialization serialization(boolean canonicalizeNames) {
       tools.jackson.core.StreamReadConstraints limits =
           tools.jackson.core.StreamReadConstraints.defaults()
               .rebuild()
@@ -147,6 +164,9 @@ public final class ApiServerJson {
       tools.jackson.core.json.JsonFactory factory =
           tools.jackson.core.json.JsonFactory.builderWithJackson2Defaults()
               .streamReadConstraints(limits)
+              .configure(
+                  tools.jackson.core.TokenStreamFactory.Feature.CANONICALIZE_PROPERTY_NAMES,
+                  canonicalizeNames)
               .build();
       AtomicReference<@Nullable KubernetesSerialization> made = new AtomicReference<>();
       tools.jackson.databind.json.JsonMapper mapper =
@@ -168,11 +188,15 @@ public final class ApiServerJson {
    * compiled against 8.x, reaches by reflection. Loaded only on that line.
    */
   private static final class Jackson2Reader {
-    static KubernetesSerialization serialization() {
+    @SuppressWarnings("deprecation") // JsonFactory.configure(Feature, boolean): 2.x's only setter
+    static KubernetesSerialization serialization(boolean canonicalizeNames) {
       com.fasterxml.jackson.databind.ObjectMapper mapper =
           new com.fasterxml.jackson.databind.ObjectMapper();
       mapper
           .getFactory()
+          .configure(
+              com.fasterxml.jackson.core.JsonFactory.Feature.CANONICALIZE_FIELD_NAMES,
+              canonicalizeNames)
           .setStreamReadConstraints(
               com.fasterxml.jackson.core.StreamReadConstraints.defaults()
                   .rebuild()
