@@ -152,7 +152,8 @@ public final class Main {
             .minResyncInterval(options.minResyncInterval)
             .stallBound(options.stallBound)
             .maxRefusedCopies(options.maxRefusedCopiesPerNamespace, options.maxRefusedCopies)
-            .serverSideApply(options.serverSideApply);
+            .serverSideApply(options.serverSideApply)
+            .writeConcurrency(options.writeConcurrency);
     builder.input(options.reportInput);
     if (election != null) {
       builder.leaderElection(election);

@@ -96,6 +96,7 @@ public final class Options {
   final double qps;
   final double maxQps;
   final int burst;
+  final int writeConcurrency;
   final Duration shutdownTimeout;
   final InputCaps caps;
   final Duration minResyncInterval;
@@ -143,6 +144,7 @@ public final class Options {
     qps = budget.qps();
     maxQps = budget.maxQps();
     burst = budget.burst();
+    writeConcurrency = budget.writeConcurrency();
     CapsOptions capsOptions = CapsOptions.parse(v);
     caps = capsOptions.caps();
     maxRefusedCopies = capsOptions.maxRefusedCopies();

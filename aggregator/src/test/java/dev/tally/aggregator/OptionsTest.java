@@ -43,6 +43,7 @@ class OptionsTest {
           "--qps",
           "--max-qps",
           "--burst",
+          "--write-concurrency",
           "--shutdown-timeout",
           "--max-results",
           "--max-registers",
@@ -235,7 +236,8 @@ class OptionsTest {
             "--resync-period=0",
             "--qps=5.5",
             "--max-qps=50",
-            "--burst=7");
+            "--burst=7",
+            "--write-concurrency=3");
     assertThat(o.kubeconfig).isEqualTo(kubeconfig);
     assertThat(o.grouping.id()).isEqualTo("subject");
     assertThat(o.format).isEqualTo(ReportFormat.OPENREPORTS);
@@ -251,6 +253,8 @@ class OptionsTest {
     assertThat(o.qps).isEqualTo(5.5);
     assertThat(o.maxQps).isEqualTo(50.0);
     assertThat(o.burst).isEqualTo(7);
+    assertThat(o.writeConcurrency).isEqualTo(3);
+    assertThat(Options.parse().writeConcurrency).as("the default").isEqualTo(8);
     assertThat(Options.parse("--qps=500").maxQps)
         .as("a starting rate above the default ceiling is the ceiling")
         .isEqualTo(500.0);
@@ -280,6 +284,9 @@ class OptionsTest {
     assertUsageError(new String[] {"--http-port", "eighty"}, "--http-port", "not a number");
     assertUsageError(new String[] {"--http-port", "70000"}, "--http-port", "out of range");
     assertUsageError(new String[] {"--burst=0"}, "--burst", "out of range");
+    assertUsageError(new String[] {"--write-concurrency=0"}, "--write-concurrency", "out of range");
+    assertUsageError(
+        new String[] {"--write-concurrency=65"}, "--write-concurrency", "out of range");
     assertUsageError(new String[] {"--qps=-1"}, "--qps", "out of range");
     assertUsageError(
         new String[] {"--qps=30", "--max-qps=10"}, "--max-qps", "must be at least --qps (30.0)");

@@ -40,6 +40,7 @@ abstract class ControllerSettings<B extends ControllerSettings<B>> extends ApiCl
   Duration maxClockSkew = ClockRule.DEFAULT_MAX_SKEW;
   Duration stallBound = Duration.ofMinutes(3);
   boolean serverSideApply;
+  int writeConcurrency = 1;
   boolean emitEvents = true;
   int maxRefusedCopiesPerNamespace = InformerStores.DEFAULT_MAX_PER_NAMESPACE;
   int maxRefusedCopies = InformerStores.DEFAULT_MAX;
@@ -144,6 +145,27 @@ abstract class ControllerSettings<B extends ControllerSettings<B>> extends ApiCl
     return self();
   }
 
+  /**
+   * How many writes of one flush or resync (and deletes of the input objects they retire) are in
+   * flight at once; 1 by default, one after the other. Each is its own object and every one still
+   * takes its token of the shared budget, so more in flight never sends more than the budget
+   * grants: it waits on the server's round trips side by side (docs/DESIGN.md §7.7). The aggregator
+   * program runs 8.
+   *
+   * @throws IllegalArgumentException if it is not between 1 and 64
+   */
+  public B writeConcurrency(int writeConcurrency) {
+    if (writeConcurrency < 1 || writeConcurrency > ApiCalls.MAX_CONCURRENCY) {
+      throw new IllegalArgumentException(
+          "writeConcurrency: must be between 1 and "
+              + ApiCalls.MAX_CONCURRENCY
+              + ", was "
+              + writeConcurrency);
+    }
+    this.writeConcurrency = writeConcurrency;
+    return self();
+  }
+
   /** Write with server-side apply (field manager {@code tally}) instead of update. */
   public B serverSideApply(boolean serverSideApply) {
     this.serverSideApply = serverSideApply;
@@ -194,6 +216,6 @@ abstract class ControllerSettings<B extends ControllerSettings<B>> extends ApiCl
 
   /** Requests as these settings say, with the jitter of retries drawn from {@code random}. */
   final ApiCalls requests(Random random) {
-    return new ApiCalls(budget(), retryPolicy(), random, sleeper(), metrics());
+    return new ApiCalls(budget(), retryPolicy(), random, sleeper(), metrics(), writeConcurrency);
   }
 }

@@ -27,10 +27,10 @@ import io.fabric8.kubernetes.client.dsl.Resource;
 import java.net.HttpURLConnection;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * layout, another input's (report-merge's {@code Ownership.managed}).
  *
  * <p>It decides nothing about content: a conflict is reported back so the controller re-reads and
- * re-diffs. Not thread-safe: used from the controller's thread.
+ * re-diffs. Not thread-safe: used from the controller's thread (the requests of one {@link #write}
+ * may run on the requests' own threads, each on its own object).
  */
 final class ReportWriter {
   private static final Logger LOG = LoggerFactory.getLogger(ReportWriter.class);
@@ -54,8 +55,11 @@ final class ReportWriter {
   private final TallyMetrics metrics;
   private final boolean serverSideApply;
 
-  /** The resourceVersion last seen of each object Tally owns, for optimistic updates. */
-  private final Map<ReportRef, String> resourceVersions = new HashMap<>();
+  /**
+   * The resourceVersion last seen of each object Tally owns, for optimistic updates; written by the
+   * requests of {@link #write}, which may run side by side (each on its own object).
+   */
+  private final Map<ReportRef, String> resourceVersions = new ConcurrentHashMap<>();
 
   /**
    * The layout whose {@code app.kubernetes.io/managed-by} value marks what this writer may change:
@@ -85,51 +89,74 @@ final class ReportWriter {
   }
 
   /**
-   * Writes the changes in order, checking {@code mayWrite} before each: once it says no (the lease
-   * was lost), nothing more is written.
+   * Writes the changes, started in order and as many at once as the requests' concurrency allows
+   * (each change is its own object), checking {@code mayWrite} before each starts: once it says no
+   * (the lease was lost), no more start; those already sent end first.
    */
   WriteOutcome write(ChangeSet changes, BooleanSupplier mayWrite) {
+    List<Change> all = changes.changes();
+    Verdict[] verdicts = new Verdict[all.size()];
+    WriteFailure[] failures = new WriteFailure[all.size()];
+    int started =
+        calls.each(
+            all.size(),
+            mayWrite,
+            i -> {
+              Change change = all.get(i);
+              try {
+                verdicts[i] = write(change);
+              } catch (KubernetesClientException e) {
+                // the scheduler logs each object's trouble once; one line per attempt is for
+                // debugging
+                WriteFailure failure = WriteFailure.of(change.ref(), e);
+                LOG.debug(
+                    "writing {} failed with {}: {}",
+                    change.ref(),
+                    failure.code(),
+                    failure.reason());
+                failures[i] = failure;
+              }
+            });
     int written = 0;
     int suppressed = 0;
     List<ReportRef> conflicts = new ArrayList<>();
     List<WriteFailure> failed = new ArrayList<>();
     List<WriteFailure> parked = new ArrayList<>();
     List<ReportRef> refused = new ArrayList<>();
-    for (Change change : changes.changes()) {
-      if (!mayWrite.getAsBoolean()) {
-        LOG.info("stopped writing: this replica may no longer write");
-        return new WriteOutcome(written, suppressed, conflicts, failed, parked, refused, true);
-      }
-      ReportRef ref = change.ref();
-      try {
-        Verdict v;
-        if (change instanceof Change.Create c) {
-          v = serverSideApply ? apply(c.report()) : create(c.report());
-        } else if (change instanceof Change.Update u) {
-          v = serverSideApply ? apply(u.report()) : update(u.report());
-        } else {
-          v = delete(change.ref());
-        }
-        switch (v) {
-          case WRITTEN -> written++;
-          case SUPPRESSED -> {
-            suppressed++;
-            metrics.noOpWriteSuppressed();
-          }
-          case CONFLICT -> {
-            conflicts.add(ref);
-            metrics.conflict(ref);
-          }
-          case REFUSED -> refused.add(ref);
-        }
-      } catch (KubernetesClientException e) {
-        // the scheduler logs each object's trouble once; one line per attempt is for debugging
-        WriteFailure failure = WriteFailure.of(ref, e);
-        LOG.debug("writing {} failed with {}: {}", ref, failure.code(), failure.reason());
+    for (int i = 0; i < started; i++) {
+      ReportRef ref = all.get(i).ref();
+      WriteFailure failure = failures[i];
+      if (failure != null) {
         (failure.permanent() ? parked : failed).add(failure);
+        continue;
+      }
+      switch (verdicts[i]) {
+        case WRITTEN -> written++;
+        case SUPPRESSED -> {
+          suppressed++;
+          metrics.noOpWriteSuppressed();
+        }
+        case CONFLICT -> {
+          conflicts.add(ref);
+          metrics.conflict(ref);
+        }
+        case REFUSED -> refused.add(ref);
       }
     }
-    return new WriteOutcome(written, suppressed, conflicts, failed, parked, refused, false);
+    boolean stopped = started < all.size();
+    if (stopped) {
+      LOG.info("stopped writing: this replica may no longer write");
+    }
+    return new WriteOutcome(written, suppressed, conflicts, failed, parked, refused, stopped);
+  }
+
+  private Verdict write(Change change) {
+    if (change instanceof Change.Create c) {
+      return serverSideApply ? apply(c.report()) : create(c.report());
+    } else if (change instanceof Change.Update u) {
+      return serverSideApply ? apply(u.report()) : update(u.report());
+    }
+    return delete(change.ref());
   }
 
   /**
@@ -221,7 +248,7 @@ final class ReportWriter {
               Summary.EMPTY,
               "");
     }
-    resourceVersions.put(report.ref(), item.getMetadata().getResourceVersion());
+    remember(report.ref(), item);
     return Optional.of(report);
   }
 
@@ -390,7 +417,12 @@ final class ReportWriter {
 
   private void remember(ReportRef ref, @Nullable HasMetadata written) {
     if (written != null && written.getMetadata() != null) {
-      resourceVersions.put(ref, written.getMetadata().getResourceVersion());
+      String rv = written.getMetadata().getResourceVersion();
+      if (rv == null) {
+        resourceVersions.remove(ref);
+      } else {
+        resourceVersions.put(ref, rv);
+      }
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tally.report.fabric8.client.ApiBudget;
+import dev.tally.report.fabric8.client.ApiInterruptedException;
 import dev.tally.report.fabric8.client.RetryPolicy;
 import dev.tally.report.fabric8.internal.ApiCalls;
 import dev.tally.report.fabric8.metrics.TallyMetrics;
@@ -11,11 +12,22 @@ import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.ConnectException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** Which failures {@link ApiCalls} retries, with failures shaped as fabric8 8 throws them. */
+/**
+ * Which failures {@link ApiCalls} retries, with failures shaped as fabric8 8 throws them, and how
+ * {@link ApiCalls#each} runs tasks side by side.
+ */
 class ApiCallsTest {
   private final RecordingSleeper sleeper = new RecordingSleeper();
   private final ApiCalls calls =
@@ -68,5 +80,164 @@ class ApiCallsTest {
         .isSameAs(forbidden);
     assertThat(attempts).hasValue(1);
     assertThat(sleeper.sleeps).isEmpty();
+  }
+
+  private static ApiCalls lanes(int concurrency) {
+    return new ApiCalls(
+        ApiBudget.of(1000, 1000),
+        new RetryPolicy(3, Duration.ofMillis(10), Duration.ofMillis(40), Duration.ZERO),
+        new Random(1),
+        new RecordingSleeper(),
+        TallyMetrics.NONE,
+        concurrency);
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      assertThat(latch.await(30, TimeUnit.SECONDS)).as("waited for the other tasks").isTrue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void eachRunsAsManyTasksAtOnceAsItsConcurrencyAndNoMore() {
+    ApiCalls calls = lanes(3);
+    // the first three can only end once all three run at once: with fewer lanes this never ends
+    CountDownLatch firstThree = new CountDownLatch(3);
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    Set<Integer> ran = ConcurrentHashMap.newKeySet();
+    Set<String> threads = ConcurrentHashMap.newKeySet();
+
+    int started =
+        calls.each(
+            9,
+            () -> true,
+            i -> {
+              most.accumulateAndGet(running.incrementAndGet(), Math::max);
+              threads.add(Thread.currentThread().getName());
+              if (i < 3) {
+                firstThree.countDown();
+                await(firstThree);
+              }
+              calls.call("request " + i, () -> i);
+              ran.add(i);
+              running.decrementAndGet();
+            });
+
+    assertThat(started).isEqualTo(9);
+    assertThat(ran).hasSize(9);
+    assertThat(most).hasValue(3);
+    assertThat(threads).allMatch(t -> t.startsWith("tally-requests-")).hasSizeLessThanOrEqualTo(3);
+  }
+
+  @Test
+  void eachWithAConcurrencyOfOneRunsInOrderOnTheCallingThread() {
+    List<String> seen = new ArrayList<>();
+    int started =
+        lanes(1).each(3, () -> true, i -> seen.add(i + " " + Thread.currentThread().getName()));
+
+    String me = Thread.currentThread().getName();
+    assertThat(started).isEqualTo(3);
+    assertThat(seen).containsExactly("0 " + me, "1 " + me, "2 " + me);
+    assertThat(calls.concurrency()).isEqualTo(1);
+  }
+
+  @Test
+  void eachStartsNoMoreOnceItMayNot() {
+    for (int concurrency : new int[] {1, 4}) {
+      AtomicInteger asked = new AtomicInteger();
+      Set<Integer> ran = ConcurrentHashMap.newKeySet();
+
+      int started = lanes(concurrency).each(10, () -> asked.incrementAndGet() <= 4, ran::add);
+
+      assertThat(started).as("concurrency %d", concurrency).isEqualTo(4);
+      assertThat(ran).as("concurrency %d", concurrency).containsExactlyInAnyOrder(0, 1, 2, 3);
+      assertThat(asked).as("asked once more, then never again").hasValue(5);
+    }
+  }
+
+  @Test
+  void aTaskThatThrowsEndsTheBatchOnceTheOthersRunningEnded() {
+    ApiCalls calls = lanes(2);
+    IllegalStateException boom = new IllegalStateException("boom");
+    CountDownLatch bothRun = new CountDownLatch(2);
+    Set<Integer> ended = ConcurrentHashMap.newKeySet();
+
+    assertThatThrownBy(
+            () ->
+                calls.each(
+                    10,
+                    () -> true,
+                    i -> {
+                      if (i < 2) {
+                        bothRun.countDown();
+                        await(bothRun);
+                      }
+                      if (i == 0) {
+                        throw boom;
+                      }
+                      ended.add(i);
+                    }))
+        .isSameAs(boom);
+    // task 1 ran beside task 0: the failure was thrown only once it had ended
+    assertThat(ended).contains(1);
+  }
+
+  @Test
+  void aTasksAttemptsAreTheCallingThreadsProgress() {
+    ApiCalls calls = lanes(2);
+    List<String> progressOn = Collections.synchronizedList(new ArrayList<>());
+    calls.onProgress(() -> progressOn.add(Thread.currentThread().getName()));
+    String me = Thread.currentThread().getName();
+
+    calls.each(4, () -> true, i -> calls.call("request " + i, () -> i));
+
+    assertThat(progressOn).isNotEmpty().allMatch(me::equals);
+  }
+
+  @Test
+  void anInterruptOfTheCallingThreadInterruptsTheTasksAndSaysSo() throws Exception {
+    ApiCalls calls = lanes(2);
+    CountDownLatch taskWaits = new CountDownLatch(2);
+    CountDownLatch taskInterrupted = new CountDownLatch(2);
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    Thread caller =
+        new Thread(
+            () -> {
+              try {
+                calls.each(
+                    5,
+                    () -> true,
+                    i -> {
+                      taskWaits.countDown();
+                      try {
+                        new CountDownLatch(1).await(30, TimeUnit.SECONDS);
+                      } catch (InterruptedException e) {
+                        taskInterrupted.countDown();
+                      }
+                    });
+              } catch (RuntimeException e) {
+                thrown.set(e);
+              }
+            });
+    caller.start();
+    await(taskWaits);
+    caller.interrupt();
+    caller.join(TimeUnit.SECONDS.toMillis(30));
+
+    assertThat(caller.isAlive()).isFalse();
+    assertThat(thrown.get()).isInstanceOf(ApiInterruptedException.class);
+    await(taskInterrupted);
+  }
+
+  @Test
+  void aConcurrencyOutOfRangeIsRefusedNamingIt() {
+    assertThatThrownBy(() -> lanes(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("concurrency must be between 1 and 64, was 0");
+    assertThatThrownBy(() -> lanes(65)).hasMessageContaining("was 65");
   }
 }

@@ -64,6 +64,10 @@ class ReportWriterTest {
   }
 
   private ReportWriter writer(boolean serverSideApply, String input) {
+    return writer(serverSideApply, input, 1);
+  }
+
+  private ReportWriter writer(boolean serverSideApply, String input, int concurrency) {
     var calls =
         new ApiCalls(
             new ApiBudget(1000, 1000, sleeper::nanos, sleeper),
@@ -71,7 +75,8 @@ class ReportWriterTest {
                 5, Duration.ofMillis(100), Duration.ofSeconds(2), Duration.ofSeconds(30)),
             new Random(7),
             sleeper,
-            metrics);
+            metrics,
+            concurrency);
     return new ReportWriter(client, calls, metrics, serverSideApply, input);
   }
 
@@ -132,6 +137,71 @@ class ReportWriterTest {
         .containsEntry("create", 1)
         .containsEntry("update", 1)
         .containsEntry("delete", 1);
+  }
+
+  @Test
+  void writesSideBySideSayWhatEachObjectDidAsOneAfterTheOtherWould() {
+    // r0 to r2 exist; r1 changed behind the writer's back (its update conflicts); r9 is another's
+    ReportWriter sideBySide = writer(false, AggregatorConfig.DEFAULT_INPUT, 4);
+    for (int i = 0; i < 3; i++) {
+      sideBySide.write(
+          new ChangeSet(List.of(new Change.Create(report("r" + i, "h" + i, ResultStatus.FAIL)))),
+          () -> true);
+    }
+    var changed = read("r1");
+    changed.getMetadata().setAnnotations(Map.of("touched", "yes"));
+    client.resource(changed).update();
+    var foreign = ReportCodec.encode(report("r9", "x", ResultStatus.FAIL));
+    foreign.getMetadata().setLabels(Map.of("app.kubernetes.io/managed-by", "kyverno"));
+    client.resource(foreign).create();
+    List<Change> changes = new java.util.ArrayList<>();
+    changes.add(new Change.Update(report("r0", "n0", ResultStatus.PASS), "h0"));
+    changes.add(new Change.Update(report("r1", "n1", ResultStatus.PASS), "h1"));
+    changes.add(new Change.Delete(new ReportRef(ReportKind.POLICY_REPORT, "team-a", "r2"), "h2"));
+    for (int i = 3; i < 9; i++) {
+      changes.add(new Change.Create(report("r" + i, "n" + i, ResultStatus.PASS)));
+    }
+    changes.add(new Change.Update(report("r9", "n9", ResultStatus.PASS), "x"));
+
+    WriteOutcome outcome = sideBySide.write(new ChangeSet(changes), () -> true);
+
+    assertThat(outcome.complete()).isFalse();
+    assertThat(outcome.stopped()).isFalse();
+    assertThat(outcome.written()).as("r0, the delete of r2, r3 to r8").isEqualTo(8);
+    assertThat(outcome.conflicts()).extracting(ReportRef::name).containsExactly("r1");
+    assertThat(outcome.refused()).extracting(ReportRef::name).containsExactly("r9");
+    assertThat(read("r0").getMetadata().getAnnotations())
+        .containsEntry(WireNames.CONTENT_HASH_ANNOTATION, "n0");
+    assertThat(read("r1").getMetadata().getAnnotations()).containsEntry("touched", "yes");
+    assertThat(read("r2")).isNull();
+    for (int i = 3; i < 9; i++) {
+      assertThat(read("r" + i).getMetadata().getAnnotations())
+          .containsEntry(WireNames.CONTENT_HASH_ANNOTATION, "n" + i);
+    }
+    assertThat(read("r9").getMetadata().getLabels())
+        .containsEntry(WireNames.MANAGED_BY_LABEL, "kyverno");
+  }
+
+  @Test
+  void sideBySideNoWriteStartsOnceItMayNoLongerWrite() {
+    List<Change> changes = new java.util.ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      changes.add(new Change.Create(report("r" + i, "h" + i, ResultStatus.FAIL)));
+    }
+    var asked = new java.util.concurrent.atomic.AtomicInteger();
+
+    WriteOutcome outcome =
+        writer(false, AggregatorConfig.DEFAULT_INPUT, 4)
+            .write(new ChangeSet(changes), () -> asked.incrementAndGet() <= 3);
+
+    assertThat(outcome.stopped()).isTrue();
+    assertThat(outcome.written()).isEqualTo(3);
+    for (int i = 0; i < 3; i++) {
+      assertThat(read("r" + i)).as("r%d, started", i).isNotNull();
+    }
+    for (int i = 3; i < 8; i++) {
+      assertThat(read("r" + i)).as("r%d, never started", i).isNull();
+    }
   }
 
   @Test

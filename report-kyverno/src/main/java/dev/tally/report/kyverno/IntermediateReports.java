@@ -342,7 +342,10 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
             .log(
                 "the report's resource did not appear within {}: deleting it",
                 settings.adoptionGrace());
-        if (delete(key, Read.of(w.object()))) {
+        ReportRequests.Deleted deleted = delete(key, Read.of(w.object()));
+        if (deleted == ReportRequests.Deleted.CHANGED) {
+          unmerge(key);
+        } else if (deleted == ReportRequests.Deleted.GONE) {
           metrics.inputObjectExpired();
         }
       }
@@ -414,13 +417,23 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
     if (merged.isEmpty()) {
       return;
     }
-    for (var e : List.copyOf(merged.entrySet())) {
-      if (unsettled.contains(e.getValue().namespace())) {
-        continue; // a write there waits to be tried again: its report must stay until it is done
-      }
-      if (delete(e.getKey(), e.getValue())) {
+    List<Map.Entry<String, Read>> due = new ArrayList<>();
+    for (var e : merged.entrySet()) {
+      if (!unsettled.contains(e.getValue().namespace())) {
+        due.add(Map.entry(e.getKey(), e.getValue()));
+      } // else a write there waits to be tried again: its report must stay until it is done
+    }
+    // the deletes are independent requests: as many at once as the requests allow, each answer
+    // applied here, on this thread, in order
+    ReportRequests.Deleted[] answers = new ReportRequests.Deleted[due.size()];
+    requests.each(due.size(), i -> answers[i] = delete(due.get(i).getKey(), due.get(i).getValue()));
+    for (int i = 0; i < answers.length; i++) {
+      String key = due.get(i).getKey();
+      if (answers[i] == ReportRequests.Deleted.CHANGED) {
+        unmerge(key);
+      } else if (answers[i] == ReportRequests.Deleted.GONE) {
         metrics.inputObjectDeleted();
-        unmerge(e.getKey());
+        unmerge(key);
       }
     }
     report();
@@ -435,22 +448,13 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
     metrics.inputObjectsWaiting(waitingCount());
   }
 
-  /**
-   * Deletes one report at the version read. True when it is gone (deleted now, or already); false
-   * when the request failed (it is tried again after the next write) or it changed since, in which
-   * case its new version arrives as an event and is merged and deleted in turn.
-   */
-  private boolean delete(String key, Read read) {
-    ReportRequests.Deleted deleted =
-        requests.delete(
-            key,
-            KyvernoCodec.CLUSTER_EPHEMERAL_REPORT.equals(read.kind()),
-            read.namespace(),
-            read.name(),
-            read.resourceVersion());
-    if (deleted == ReportRequests.Deleted.CHANGED) {
-      unmerge(key);
-    }
-    return deleted == ReportRequests.Deleted.GONE;
+  /** Deletes one report at the version read (any thread: it touches no state of this class). */
+  private ReportRequests.Deleted delete(String key, Read read) {
+    return requests.delete(
+        key,
+        KyvernoCodec.CLUSTER_EPHEMERAL_REPORT.equals(read.kind()),
+        read.namespace(),
+        read.name(),
+        read.resourceVersion());
   }
 }

@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,15 @@ final class ReportRequests {
     this.calls = calls;
   }
 
-  /** Deletes one report, known as {@code key}, at {@code resourceVersion}. */
+  /**
+   * Runs {@code task} for the indexes 0 to {@code count - 1}, as many at once as the requests allow
+   * ({@link Requests#each}), and returns when all ended.
+   */
+  void each(int count, IntConsumer task) {
+    calls.each(count, () -> true, task);
+  }
+
+  /** Deletes one report, known as {@code key}, at {@code resourceVersion}; from any thread. */
   Deleted delete(
       String key, boolean clusterScoped, String namespace, String name, String resourceVersion) {
     try {

@@ -692,6 +692,8 @@ public class RealKyvernoTest {
                 .withAdoptionRetry(Duration.ofMillis(200))
                 .withAdoptionGrace(grace))
         .flushWindow(Duration.ZERO)
+        // writes and deletes side by side, as the aggregator program makes them
+        .writeConcurrency(4)
         .metrics(metrics)
         .build();
   }

@@ -1,6 +1,8 @@
 package dev.tally.report.fabric8.client;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -22,6 +24,38 @@ public interface Requests {
    *     while waiting
    */
   <T> T call(String what, Supplier<T> request);
+
+  /**
+   * How many of {@link #each}'s tasks may run at once: 1 (one after the other, on the calling
+   * thread) unless the instance was built with more.
+   */
+  default int concurrency() {
+    return 1;
+  }
+
+  /**
+   * Runs {@code task} for the indexes 0 to {@code count - 1}, started in that order, up to {@link
+   * #concurrency()} at once, and returns once every task started has ended. {@code mayStart} is
+   * asked on the calling thread before each task starts; once it says no, no more start. Tasks make
+   * their requests with {@link #call} (the budget is shared, so running them side by side never
+   * sends more than it grants) and keep their answers and failures themselves: each writes its own
+   * slot of what the caller collects.
+   *
+   * @return how many started: the tasks of indexes 0 to the result - 1 ran
+   * @throws dev.tally.report.fabric8.client.ApiInterruptedException if the calling thread is
+   *     interrupted while tasks run: those still running are interrupted, none more start
+   * @throws RuntimeException the first exception a task let escape: none more start, and it is
+   *     thrown once the tasks still running have ended
+   */
+  default int each(int count, BooleanSupplier mayStart, IntConsumer task) {
+    for (int i = 0; i < count; i++) {
+      if (!mayStart.getAsBoolean()) {
+        return i;
+      }
+      task.accept(i);
+    }
+    return count;
+  }
 
   /** {@link #call} for a request whose result is not needed. */
   default void run(String what, Runnable request) {

@@ -9,8 +9,22 @@ import dev.tally.report.fabric8.metrics.TallyMetrics;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.HttpURLConnection;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +37,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. The jitter comes from the injected {@link Random} and waiting goes through the
  * injected {@link Sleeper}, so tests are deterministic and never really wait.
+ *
+ * <p>Built with a concurrency above 1 ({@link #ApiCalls(ApiBudget, RetryPolicy, Random, Sleeper,
+ * TallyMetrics, int)}), {@link #each} runs that many tasks at once on daemon threads of its own
+ * ({@code tally-requests-N}, started when first needed, ended after 30 s idle): a batch of writes
+ * waits on the server's round trips side by side instead of one after the other, within the same
+ * budget.
  */
 public final class ApiCalls implements Requests {
   private static final Logger LOG = LoggerFactory.getLogger(ApiCalls.class);
@@ -33,6 +53,14 @@ public final class ApiCalls implements Requests {
   private final Sleeper sleeper;
   private final TallyMetrics metrics;
   private volatile Runnable progress = () -> {};
+  private final int concurrency;
+  private @Nullable ThreadPoolExecutor lanes;
+
+  /**
+   * On a thread of {@link #lanes}, while it runs a task of {@link #each}: the count of that batch's
+   * progress (an attempt or a backoff begun), which the calling thread turns into its own.
+   */
+  private static final ThreadLocal<@Nullable AtomicLong> BATCH_PROGRESS = new ThreadLocal<>();
 
   /**
    * @param random the jitter of backoff delays; seed it for reproducible delays
@@ -40,11 +68,155 @@ public final class ApiCalls implements Requests {
    */
   public ApiCalls(
       ApiBudget budget, RetryPolicy policy, Random random, Sleeper sleeper, TallyMetrics metrics) {
+    this(budget, policy, random, sleeper, metrics, 1);
+  }
+
+  /**
+   * @param concurrency how many of {@link #each}'s tasks run at once (1: one after the other, on
+   *     the calling thread)
+   * @throws IllegalArgumentException if {@code concurrency} is not between 1 and 64
+   */
+  public ApiCalls(
+      ApiBudget budget,
+      RetryPolicy policy,
+      Random random,
+      Sleeper sleeper,
+      TallyMetrics metrics,
+      int concurrency) {
+    if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+      throw new IllegalArgumentException(
+          "concurrency must be between 1 and " + MAX_CONCURRENCY + ", was " + concurrency);
+    }
     this.budget = budget;
     this.policy = policy;
     this.random = random;
     this.sleeper = sleeper;
     this.metrics = metrics;
+    this.concurrency = concurrency;
+  }
+
+  /** The most requests {@link #each} runs at once. */
+  public static final int MAX_CONCURRENCY = 64;
+
+  @Override
+  public int concurrency() {
+    return concurrency;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>With a concurrency of 1 the tasks run on the calling thread. Above it they run on this
+   * instance's threads, at most {@link #concurrency()} at once; the calling thread starts them in
+   * order as others end and runs the progress hook ({@link #onProgress}) each time one ends, so a
+   * watchdog of that thread sees a batch move.
+   */
+  @Override
+  public int each(int count, BooleanSupplier mayStart, IntConsumer task) {
+    if (concurrency == 1 || count <= 1) {
+      return Requests.super.each(count, mayStart, task);
+    }
+    ExecutorCompletionService<Integer> done = new ExecutorCompletionService<>(lanes());
+    List<Future<Integer>> running = new ArrayList<>();
+    AtomicLong moved = new AtomicLong();
+    long seen = 0;
+    int started = 0;
+    int inFlight = 0;
+    boolean stopped = false;
+    @Nullable Throwable failure = null;
+    try {
+      while (true) {
+        while (!stopped && failure == null && started < count && inFlight < concurrency) {
+          if (!mayStart.getAsBoolean()) {
+            stopped = true;
+            break;
+          }
+          int index = started++;
+          running.add(
+              done.submit(
+                  () -> {
+                    BATCH_PROGRESS.set(moved);
+                    try {
+                      task.accept(index);
+                    } finally {
+                      BATCH_PROGRESS.remove();
+                    }
+                    return index;
+                  }));
+          inFlight++;
+        }
+        if (inFlight == 0) {
+          break;
+        }
+        // a task's attempts and backoffs are the calling thread's progress, seen within 100 ms
+        @Nullable Future<Integer> ended = done.poll(100, TimeUnit.MILLISECONDS);
+        long now = moved.get();
+        if (now != seen || ended != null) {
+          seen = now;
+          progress.run();
+        }
+        if (ended == null) {
+          continue;
+        }
+        inFlight--;
+        try {
+          ended.get();
+        } catch (ExecutionException e) {
+          if (failure == null) {
+            failure = e.getCause();
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      for (Future<Integer> f : running) {
+        f.cancel(true);
+      }
+      Thread.currentThread().interrupt();
+      throw new ApiInterruptedException("requests", e);
+    } catch (CancellationException e) {
+      throw new IllegalStateException("a request task was cancelled", e);
+    }
+    if (failure instanceof RuntimeException r) {
+      throw r;
+    }
+    if (failure instanceof Error e) {
+      throw e;
+    }
+    if (failure != null) {
+      throw new IllegalStateException("a request task failed", failure);
+    }
+    return started;
+  }
+
+  /** An attempt or a backoff begins: the hook on the calling thread, or the batch's count. */
+  private void progress() {
+    @Nullable AtomicLong batch = BATCH_PROGRESS.get();
+    if (batch != null) {
+      batch.incrementAndGet();
+    } else {
+      progress.run();
+    }
+  }
+
+  private synchronized ThreadPoolExecutor lanes() {
+    if (lanes == null) {
+      AtomicInteger n = new AtomicInteger();
+      ThreadPoolExecutor pool =
+          new ThreadPoolExecutor(
+              concurrency,
+              concurrency,
+              30,
+              TimeUnit.SECONDS,
+              new LinkedBlockingQueue<>(),
+              r -> {
+                Thread t = new Thread(r, "tally-requests-" + n.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+              });
+      pool.allowCoreThreadTimeOut(true);
+      lanes = pool;
+    }
+    return lanes;
   }
 
   /**
@@ -80,9 +252,9 @@ public final class ApiCalls implements Requests {
   public <T> T call(String what, Supplier<T> request) {
     for (int attempt = 1; ; attempt++) {
       try {
-        progress.run();
+        progress();
         budget.acquire();
-        progress.run();
+        progress();
         T answer = request.get();
         budget.answered();
         return answer;
@@ -99,7 +271,7 @@ public final class ApiCalls implements Requests {
         Duration delay = policy.delay(attempt, retryAfter(e), random);
         LOG.debug("{} failed with {}, retry {} in {}", what, code, attempt, delay);
         metrics.retry(code, delay);
-        progress.run();
+        progress();
         sleep(delay);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
