@@ -164,6 +164,10 @@ class ApiCallsTest {
     ApiCalls calls = lanes(2);
     IllegalStateException boom = new IllegalStateException("boom");
     CountDownLatch bothRun = new CountDownLatch(2);
+    // the calling thread runs the hook when it takes a task that ended: task 1 ends only after
+    // the batch has seen task 0's failure
+    CountDownLatch failureSeen = new CountDownLatch(1);
+    calls.onProgress(failureSeen::countDown);
     Set<Integer> ended = ConcurrentHashMap.newKeySet();
 
     assertThatThrownBy(
@@ -179,31 +183,110 @@ class ApiCallsTest {
                       if (i == 0) {
                         throw boom;
                       }
+                      await(failureSeen);
                       ended.add(i);
                     }))
         .isSameAs(boom);
-    // task 1 ran beside task 0: the failure was thrown only once it had ended
-    assertThat(ended).contains(1);
+    // task 1 ran beside task 0 and ended after its failure: it was waited for; none more started
+    assertThat(ended).containsExactly(1);
   }
 
   @Test
   void aTasksAttemptsAreTheCallingThreadsProgress() {
     ApiCalls calls = lanes(2);
+    // no task ends before the hook has run: only a task's attempts, forwarded, can run it
+    CountDownLatch hookRan = new CountDownLatch(1);
     List<String> progressOn = Collections.synchronizedList(new ArrayList<>());
-    calls.onProgress(() -> progressOn.add(Thread.currentThread().getName()));
+    calls.onProgress(
+        () -> {
+          progressOn.add(Thread.currentThread().getName());
+          hookRan.countDown();
+        });
     String me = Thread.currentThread().getName();
 
-    calls.each(4, () -> true, i -> calls.call("request " + i, () -> i));
+    calls.each(
+        2,
+        () -> true,
+        i -> {
+          calls.call("request " + i, () -> i);
+          await(hookRan);
+        });
 
     assertThat(progressOn).isNotEmpty().allMatch(me::equals);
   }
 
   @Test
-  void anInterruptOfTheCallingThreadInterruptsTheTasksAndSaysSo() throws Exception {
+  void noRetryGoesOutOnceTheBatchMayNotGoOn() {
+    var unavailable =
+        new KubernetesClientException(
+            "unavailable",
+            503,
+            new StatusBuilder().withCode(503).withReason("Unavailable").build());
+    for (int concurrency : new int[] {1, 2}) {
+      ApiCalls calls = lanes(concurrency);
+      var may = new java.util.concurrent.atomic.AtomicBoolean(true);
+      AtomicInteger attempts = new AtomicInteger();
+      Set<Object> thrown = ConcurrentHashMap.newKeySet();
+
+      calls.each(
+          2,
+          may::get,
+          i -> {
+            try {
+              calls.call(
+                  "request " + i,
+                  () -> {
+                    attempts.incrementAndGet();
+                    may.set(false); // the lease is lost while the first attempts are answered
+                    throw unavailable;
+                  });
+            } catch (KubernetesClientException e) {
+              thrown.add(e);
+            }
+          });
+
+      assertThat(thrown).as("concurrency %d", concurrency).containsExactly(unavailable);
+      assertThat(attempts.get())
+          .as("concurrency %d: one attempt per task started, no retry", concurrency)
+          .isBetween(1, 2);
+    }
+  }
+
+  @Test
+  void anErrorInATaskIsThrownAtOnceAndTheOthersAreInterrupted() {
+    ApiCalls calls = lanes(2);
+    CountDownLatch otherRuns = new CountDownLatch(1);
+    CountDownLatch otherInterrupted = new CountDownLatch(1);
+    OutOfMemoryError error = new OutOfMemoryError("test");
+
+    assertThatThrownBy(
+            () ->
+                calls.each(
+                    2,
+                    () -> true,
+                    i -> {
+                      if (i == 0) {
+                        await(otherRuns);
+                        throw error;
+                      }
+                      otherRuns.countDown();
+                      try {
+                        new CountDownLatch(1).await(30, TimeUnit.SECONDS);
+                      } catch (InterruptedException e) {
+                        otherInterrupted.countDown();
+                      }
+                    }))
+        .isSameAs(error);
+    await(otherInterrupted);
+  }
+
+  @Test
+  void anInterruptOfTheCallingThreadInterruptsTheTasksWhichSendNothingMore() throws Exception {
     ApiCalls calls = lanes(2);
     CountDownLatch taskWaits = new CountDownLatch(2);
     CountDownLatch taskInterrupted = new CountDownLatch(2);
     AtomicReference<Throwable> thrown = new AtomicReference<>();
+    AtomicInteger requestsAfter = new AtomicInteger();
     Thread caller =
         new Thread(
             () -> {
@@ -216,7 +299,12 @@ class ApiCallsTest {
                       try {
                         new CountDownLatch(1).await(30, TimeUnit.SECONDS);
                       } catch (InterruptedException e) {
-                        taskInterrupted.countDown();
+                        Thread.currentThread().interrupt();
+                        try {
+                          calls.call("after the cancel", () -> requestsAfter.incrementAndGet());
+                        } catch (ApiInterruptedException refused) {
+                          taskInterrupted.countDown();
+                        }
                       }
                     });
               } catch (RuntimeException e) {
@@ -231,6 +319,7 @@ class ApiCallsTest {
     assertThat(caller.isAlive()).isFalse();
     assertThat(thrown.get()).isInstanceOf(ApiInterruptedException.class);
     await(taskInterrupted);
+    assertThat(requestsAfter).as("no request sent by a cancelled task").hasValue(0);
   }
 
   @Test

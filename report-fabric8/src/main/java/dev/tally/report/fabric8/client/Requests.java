@@ -36,16 +36,18 @@ public interface Requests {
   /**
    * Runs {@code task} for the indexes 0 to {@code count - 1}, started in that order, up to {@link
    * #concurrency()} at once, and returns once every task started has ended. {@code mayStart} is
-   * asked on the calling thread before each task starts; once it says no, no more start. Tasks make
-   * their requests with {@link #call} (the budget is shared, so running them side by side never
-   * sends more than it grants) and keep their answers and failures themselves: each writes its own
-   * slot of what the caller collects.
+   * asked on the calling thread before each task starts; once it says no, no more start, and no
+   * task's request is retried (Tally's own requests ask it again before each retry, from the task's
+   * thread: it must be thread-safe). Tasks make their requests with {@link #call} (the budget is
+   * shared, so running them side by side never sends more than it grants) and keep their answers
+   * and failures themselves: each writes its own slot of what the caller collects.
    *
    * @return how many started: the tasks of indexes 0 to the result - 1 ran
    * @throws dev.tally.report.fabric8.client.ApiInterruptedException if the calling thread is
-   *     interrupted while tasks run: those still running are interrupted, none more start
+   *     interrupted while tasks run: those still running are interrupted and waited for (a few
+   *     seconds at most), none more start and no interrupted task sends another request
    * @throws RuntimeException the first exception a task let escape: none more start, and it is
-   *     thrown once the tasks still running have ended
+   *     thrown once the tasks still running have ended (an {@link Error} is thrown at once)
    */
   default int each(int count, BooleanSupplier mayStart, IntConsumer task) {
     for (int i = 0; i < count; i++) {

@@ -9,10 +9,9 @@ import dev.tally.report.fabric8.metrics.TallyMetrics;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.HttpURLConnection;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.HashSet;
 import java.util.Random;
-import java.util.concurrent.CancellationException;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.Future;
@@ -57,10 +56,11 @@ public final class ApiCalls implements Requests {
   private @Nullable ThreadPoolExecutor lanes;
 
   /**
-   * On a thread of {@link #lanes}, while it runs a task of {@link #each}: the count of that batch's
-   * progress (an attempt or a backoff begun), which the calling thread turns into its own.
+   * While a task of {@link #each} runs, on its thread: its batch, whose progress (an attempt or a
+   * backoff begun) the calling thread turns into its own and whose {@code mayStart} each retry
+   * asks.
    */
-  private static final ThreadLocal<@Nullable AtomicLong> BATCH_PROGRESS = new ThreadLocal<>();
+  private static final ThreadLocal<@Nullable Batch> BATCH = new ThreadLocal<>();
 
   /**
    * @param random the jitter of backoff delays; seed it for reproducible delays
@@ -113,44 +113,45 @@ public final class ApiCalls implements Requests {
    */
   @Override
   public int each(int count, BooleanSupplier mayStart, IntConsumer task) {
-    if (concurrency == 1 || count <= 1) {
-      return Requests.super.each(count, mayStart, task);
+    if (concurrency == 1 || count <= 1 || BATCH.get() != null) {
+      // one after the other on this thread (a task's own batch, too: its lanes may all be busy)
+      return eachHere(count, mayStart, task);
     }
+    Batch batch = new Batch(mayStart, true);
     ExecutorCompletionService<Integer> done = new ExecutorCompletionService<>(lanes());
-    List<Future<Integer>> running = new ArrayList<>();
-    AtomicLong moved = new AtomicLong();
+    Set<Future<Integer>> inFlight = new HashSet<>();
     long seen = 0;
     int started = 0;
-    int inFlight = 0;
     boolean stopped = false;
     @Nullable Throwable failure = null;
     try {
       while (true) {
-        while (!stopped && failure == null && started < count && inFlight < concurrency) {
+        while (!stopped && failure == null && started < count && inFlight.size() < concurrency) {
           if (!mayStart.getAsBoolean()) {
             stopped = true;
             break;
           }
           int index = started++;
-          running.add(
+          inFlight.add(
               done.submit(
                   () -> {
-                    BATCH_PROGRESS.set(moved);
+                    batch.running.incrementAndGet();
+                    BATCH.set(batch);
                     try {
                       task.accept(index);
                     } finally {
-                      BATCH_PROGRESS.remove();
+                      BATCH.remove();
+                      batch.running.decrementAndGet();
                     }
                     return index;
                   }));
-          inFlight++;
         }
-        if (inFlight == 0) {
+        if (inFlight.isEmpty()) {
           break;
         }
         // a task's attempts and backoffs are the calling thread's progress, seen within 100 ms
         @Nullable Future<Integer> ended = done.poll(100, TimeUnit.MILLISECONDS);
-        long now = moved.get();
+        long now = batch.moved.get();
         if (now != seen || ended != null) {
           seen = now;
           progress.run();
@@ -158,29 +159,27 @@ public final class ApiCalls implements Requests {
         if (ended == null) {
           continue;
         }
-        inFlight--;
+        inFlight.remove(ended);
         try {
           ended.get();
         } catch (ExecutionException e) {
+          if (e.getCause() instanceof Error error) {
+            // the process is in trouble: say so now, not once the others end
+            cancel(inFlight, batch);
+            throw error;
+          }
           if (failure == null) {
             failure = e.getCause();
           }
         }
       }
     } catch (InterruptedException e) {
-      for (Future<Integer> f : running) {
-        f.cancel(true);
-      }
+      cancel(inFlight, batch);
       Thread.currentThread().interrupt();
       throw new ApiInterruptedException("requests", e);
-    } catch (CancellationException e) {
-      throw new IllegalStateException("a request task was cancelled", e);
     }
     if (failure instanceof RuntimeException r) {
       throw r;
-    }
-    if (failure instanceof Error e) {
-      throw e;
     }
     if (failure != null) {
       throw new IllegalStateException("a request task failed", failure);
@@ -188,14 +187,91 @@ public final class ApiCalls implements Requests {
     return started;
   }
 
+  /** {@link #each} one task after the other on this thread, retries asking {@code mayStart} too. */
+  private int eachHere(int count, BooleanSupplier mayStart, IntConsumer task) {
+    @Nullable Batch outer = BATCH.get();
+    if (outer != null) {
+      return Requests.super.each(count, mayStart, task); // within a task: its batch rules
+    }
+    BATCH.set(new Batch(mayStart, false));
+    try {
+      return Requests.super.each(count, mayStart, task);
+    } finally {
+      BATCH.remove();
+    }
+  }
+
+  /**
+   * Interrupts the tasks still running and waits for them to end, at most {@link #CANCEL_WAIT}: a
+   * request already sent may still be answered, but none is sent after this returns (an interrupted
+   * task's next attempt is refused, {@link #call}).
+   */
+  private static void cancel(Set<Future<Integer>> inFlight, Batch batch) {
+    for (Future<Integer> f : inFlight) {
+      f.cancel(true);
+    }
+    long deadline = System.nanoTime() + CANCEL_WAIT.toNanos();
+    boolean interrupted = false;
+    while (batch.running.get() > 0 && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** How long {@link #cancel} waits for interrupted tasks to end. */
+  private static final Duration CANCEL_WAIT = Duration.ofSeconds(10);
+
+  /**
+   * What the tasks of one {@link #each} share: whether they may go on ({@code mayStart}, asked
+   * again before each retry), their progress for the calling thread, and how many run now.
+   */
+  private static final class Batch {
+    final BooleanSupplier mayGoOn;
+    final @Nullable AtomicLong movedOrNull;
+    final AtomicLong moved = new AtomicLong();
+    final AtomicInteger running = new AtomicInteger();
+
+    /**
+     * @param onLanes whether its tasks run on the lanes (their progress is counted for the calling
+     *     thread) or on the calling thread (their progress is its own)
+     */
+    Batch(BooleanSupplier mayGoOn, boolean onLanes) {
+      this.mayGoOn = mayGoOn;
+      this.movedOrNull = onLanes ? moved : null;
+    }
+  }
+
   /** An attempt or a backoff begins: the hook on the calling thread, or the batch's count. */
   private void progress() {
-    @Nullable AtomicLong batch = BATCH_PROGRESS.get();
-    if (batch != null) {
-      batch.incrementAndGet();
+    @Nullable Batch batch = BATCH.get();
+    if (batch != null && batch.movedOrNull != null) {
+      batch.movedOrNull.incrementAndGet();
     } else {
       progress.run();
     }
+  }
+
+  /** Whether this is a task of {@link #each} on its lanes whose batch was cancelled. */
+  private static boolean cancelledTask() {
+    @Nullable Batch batch = BATCH.get();
+    return batch != null && batch.movedOrNull != null && Thread.currentThread().isInterrupted();
+  }
+
+  /**
+   * Whether a task of {@link #each} may make its next attempt: not once its thread was interrupted
+   * (the batch was cancelled) and not once the batch's {@code mayStart} says no (a lease lost: no
+   * retry goes out after it, as no write starts). Outside a batch, always.
+   */
+  private static boolean batchGoesOn() {
+    @Nullable Batch batch = BATCH.get();
+    return batch == null
+        || (!Thread.currentThread().isInterrupted() && batch.mayGoOn.getAsBoolean());
   }
 
   private synchronized ThreadPoolExecutor lanes() {
@@ -255,6 +331,10 @@ public final class ApiCalls implements Requests {
         progress();
         budget.acquire();
         progress();
+        if (cancelledTask()) {
+          throw new ApiInterruptedException(
+              what, new InterruptedException("its batch was cancelled"));
+        }
         T answer = request.get();
         budget.answered();
         return answer;
@@ -265,7 +345,7 @@ public final class ApiCalls implements Requests {
         } else if (code >= 400 && code < 500) {
           budget.answered(); // 404, 409, 410, 422...: the server answered
         }
-        if (!retryable(code) || attempt >= policy.maxAttempts()) {
+        if (!retryable(code) || attempt >= policy.maxAttempts() || !batchGoesOn()) {
           throw e;
         }
         Duration delay = policy.delay(attempt, retryAfter(e), random);
