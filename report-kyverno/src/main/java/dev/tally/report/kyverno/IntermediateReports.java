@@ -342,10 +342,7 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
             .log(
                 "the report's resource did not appear within {}: deleting it",
                 settings.adoptionGrace());
-        ReportRequests.Deleted deleted = delete(key, Read.of(w.object()));
-        if (deleted == ReportRequests.Deleted.CHANGED) {
-          unmerge(key);
-        } else if (deleted == ReportRequests.Deleted.GONE) {
+        if (settled(key, delete(key, Read.of(w.object())))) {
           metrics.inputObjectExpired();
         }
       }
@@ -429,9 +426,7 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
     requests.each(due.size(), i -> answers[i] = delete(due.get(i).getKey(), due.get(i).getValue()));
     for (int i = 0; i < answers.length; i++) {
       String key = due.get(i).getKey();
-      if (answers[i] == ReportRequests.Deleted.CHANGED) {
-        unmerge(key);
-      } else if (answers[i] == ReportRequests.Deleted.GONE) {
+      if (settled(key, answers[i])) {
         metrics.inputObjectDeleted();
         unmerge(key);
       }
@@ -446,6 +441,19 @@ final class IntermediateReports implements SubjectAdoption, Retirement {
 
   private void report() {
     metrics.inputObjectsWaiting(waitingCount());
+  }
+
+  /**
+   * What a delete's answer leaves: true when the report is gone (deleted now, or already); false
+   * when the request failed (it is tried again after the next write) or it changed since, in which
+   * case it is no longer merged and its new version arrives as an event, merged and deleted in
+   * turn. On the aggregator thread.
+   */
+  private boolean settled(String key, ReportRequests.Deleted deleted) {
+    if (deleted == ReportRequests.Deleted.CHANGED) {
+      unmerge(key);
+    }
+    return deleted == ReportRequests.Deleted.GONE;
   }
 
   /** Deletes one report at the version read (any thread: it touches no state of this class). */

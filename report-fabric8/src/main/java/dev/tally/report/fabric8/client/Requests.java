@@ -26,21 +26,15 @@ public interface Requests {
   <T> T call(String what, Supplier<T> request);
 
   /**
-   * How many of {@link #each}'s tasks may run at once: 1 (one after the other, on the calling
-   * thread) unless the instance was built with more.
-   */
-  default int concurrency() {
-    return 1;
-  }
-
-  /**
-   * Runs {@code task} for the indexes 0 to {@code count - 1}, started in that order, up to {@link
-   * #concurrency()} at once, and returns once every task started has ended. {@code mayStart} is
-   * asked on the calling thread before each task starts; once it says no, no more start, and no
-   * task's request is retried (Tally's own requests ask it again before each retry, from the task's
-   * thread: it must be thread-safe). Tasks make their requests with {@link #call} (the budget is
-   * shared, so running them side by side never sends more than it grants) and keep their answers
-   * and failures themselves: each writes its own slot of what the caller collects.
+   * Runs {@code task} for the indexes 0 to {@code count - 1}, started in that order, as many at
+   * once as the instance allows (one after the other, on the calling thread, unless it was built
+   * with more: {@code ApiCalls}' concurrency), and returns once every task started has ended.
+   * {@code mayStart} is asked on the calling thread before each task starts; once it says no, no
+   * more start, and no task's request is retried (Tally's own requests ask it again before each
+   * retry, from the task's thread: it must be thread-safe). Tasks make their requests with {@link
+   * #call} (the budget is shared, so running them side by side never sends more than it grants) and
+   * keep their answers and failures themselves: each writes its own slot of what the caller
+   * collects.
    *
    * @return how many started: the tasks of indexes 0 to the result - 1 ran
    * @throws dev.tally.report.fabric8.client.ApiInterruptedException if the calling thread is

@@ -98,7 +98,7 @@ public final class ApiCalls implements Requests {
   /** The most requests {@link #each} runs at once. */
   public static final int MAX_CONCURRENCY = 64;
 
-  @Override
+  /** How many of {@link #each}'s tasks run at once. */
   public int concurrency() {
     return concurrency;
   }
@@ -233,7 +233,7 @@ public final class ApiCalls implements Requests {
    */
   private static final class Batch {
     final BooleanSupplier mayGoOn;
-    final @Nullable AtomicLong movedOrNull;
+    final boolean onLanes;
     final AtomicLong moved = new AtomicLong();
     final AtomicInteger running = new AtomicInteger();
 
@@ -243,15 +243,15 @@ public final class ApiCalls implements Requests {
      */
     Batch(BooleanSupplier mayGoOn, boolean onLanes) {
       this.mayGoOn = mayGoOn;
-      this.movedOrNull = onLanes ? moved : null;
+      this.onLanes = onLanes;
     }
   }
 
   /** An attempt or a backoff begins: the hook on the calling thread, or the batch's count. */
   private void progress() {
     @Nullable Batch batch = BATCH.get();
-    if (batch != null && batch.movedOrNull != null) {
-      batch.movedOrNull.incrementAndGet();
+    if (batch != null && batch.onLanes) {
+      batch.moved.incrementAndGet();
     } else {
       progress.run();
     }
@@ -260,7 +260,7 @@ public final class ApiCalls implements Requests {
   /** Whether this is a task of {@link #each} on its lanes whose batch was cancelled. */
   private static boolean cancelledTask() {
     @Nullable Batch batch = BATCH.get();
-    return batch != null && batch.movedOrNull != null && Thread.currentThread().isInterrupted();
+    return batch != null && batch.onLanes && Thread.currentThread().isInterrupted();
   }
 
   /**
